@@ -1,0 +1,52 @@
+# The venue's tasks. `make run` and `make test` are all a fresh machine needs
+# (Go 1.26 and the Go module proxy).
+
+GO      ?= go
+BIN     ?= bin
+FUZZTIME ?= 10s
+
+.PHONY: run test build bench ops fuzz race openapi clean
+
+## run: start the venue on 127.0.0.1:8080 with a temporary store
+run: ops
+	$(GO) run ./cmd/venued $(ARGS)
+
+## test: vet and run every test (the Postgres suite runs when VENUE_TEST_POSTGRES is set)
+test: ops
+	$(GO) vet ./...
+	$(GO) test ./...
+
+## race: the tests under the race detector
+race: ops
+	$(GO) test -race ./...
+
+## build: a static venued binary in bin/
+build: ops
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/venued ./cmd/venued
+
+## bench: invoke throughput of the venue on SQLite and Postgres against a bare net/http handler
+bench: ops
+	$(GO) run ./tools/bench $(ARGS)
+
+## ops: build the built-in Wasm operations (ops/*) into ops/build/builtin.wasm, which package ops embeds
+ops: ops/build/builtin.wasm
+
+OPS_SOURCES := $(shell find ops wasm/guest -name '*.go' -not -name '*_test.go') go.mod go.sum
+
+ops/build/builtin.wasm: $(OPS_SOURCES)
+	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./ops/builtin
+
+## fuzz: run every fuzzer for FUZZTIME each
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+## openapi: rewrite the pinned OpenAPI document after an intended API change
+openapi:
+	$(GO) test ./cmd/venued -run TestOpenAPIGolden -update
+
+clean:
+	rm -rf $(BIN) ops/build

@@ -1,0 +1,93 @@
+package rest
+
+import (
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// registerContent mounts asset content upload and download as plain
+// handlers so bodies stream instead of being read whole into memory (Huma
+// buffers request bodies). Their OpenAPI entries are added by hand.
+func (s *Server) registerContent() {
+	s.mux.HandleFunc("GET /api/v1/assets/{id}/content", s.getContent)
+	s.mux.HandleFunc("PUT /api/v1/assets/{id}/content", s.putContent)
+	idParam := []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
+		Description: "Asset id: 0x and 64 hex digits, bare hex, or a/<hex>"}}
+	binary := &huma.Schema{Type: "string", Format: "binary"}
+	s.api.OpenAPI().AddOperation(&huma.Operation{
+		OperationID: "get-asset-content", Method: http.MethodGet, Path: "/api/v1/assets/{id}/content",
+		Summary: "Download an asset's content", Tags: []string{"Assets"},
+		Description: "Streams the content with the Content-Type of the metadata's content.contentType.",
+		Parameters: append(idParam, &huma.Param{Name: "inline", In: "query", Schema: &huma.Schema{Type: "boolean"},
+			Description: "Content-Disposition inline (display in the browser) instead of attachment"}),
+		Responses: map[string]*huma.Response{
+			"200": {Description: "The content", Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"404": errorResponse(s.api, "No such asset, or it has no content"),
+		},
+	})
+	s.api.OpenAPI().AddOperation(&huma.Operation{
+		OperationID: "put-asset-content", Method: http.MethodPut, Path: "/api/v1/assets/{id}/content",
+		Summary: "Upload an asset's content", Tags: []string{"Assets"},
+		Description: "Streams the body into the asset's content. It is kept only if its SHA-256 equals content.sha256 of the metadata; otherwise 400 and nothing is stored.",
+		Parameters:  idParam,
+		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+		Responses: map[string]*huma.Response{
+			"200": {Description: "The content's hash (JSON string, 0x and 64 hex digits)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "string"}}}},
+			"400": errorResponse(s.api, "Hash mismatch, or the metadata has no content.sha256"),
+			"404": errorResponse(s.api, "No such asset"),
+			"413": errorResponse(s.api, "Content larger than the venue allows"),
+		},
+	})
+}
+
+func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
+	id, err := venue.ParseAssetID(r.PathValue("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	c, err := s.e.Content(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	defer c.Body.Close()
+	q := r.URL.Query()
+	disposition := "attachment"
+	if q.Has("inline") && q.Get("inline") != "false" {
+		disposition = "inline"
+	}
+	if named := mime.FormatMediaType(disposition, map[string]string{"filename": c.FileName}); c.FileName != "" && named != "" {
+		disposition = named
+	}
+	h := w.Header()
+	h.Set("Content-Type", c.ContentType)
+	h.Set("Content-Length", strconv.FormatInt(c.Size, 10))
+	h.Set("Content-Disposition", disposition)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
+	if _, err := io.Copy(w, c.Body); err != nil {
+		s.log.Warn("stream asset content", "asset", id.String(), "err", err)
+	}
+}
+
+func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {
+	id, err := venue.ParseAssetID(r.PathValue("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	hash, err := s.e.PutContent(r.Context(), id, r.Body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(venue.AppendString(nil, hash))
+}

@@ -1,0 +1,85 @@
+package rest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// invokeBody is the decoded body of invoke and run (documented by InvokeRequest).
+type invokeBody struct {
+	Operation *string         `json:"operation"`
+	Input     json.RawMessage `json:"input"`
+	Wait      any             `json:"wait"`
+	UCANs     []string        `json:"ucans"`
+	Private   bool            `json:"private"`
+}
+
+// invocation is invokeBody once checked.
+type invocation struct {
+	Operation string
+	Input     json.RawMessage
+	Wait      any
+	UCANs     []string
+}
+
+// decodeInvoke decodes an invoke body strictly, with the same messages
+// Huma's validation gives elsewhere: the field at fault, and what it
+// should be.
+func decodeInvoke(b []byte) (invocation, error) {
+	trimmed := bytes.TrimLeft(b, " \t\r\n")
+	if len(trimmed) == 0 {
+		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: request body is required")
+	}
+	if trimmed[0] != '{' {
+		if !json.Valid(trimmed) {
+			return invocation{}, notJSON(json.Unmarshal(trimmed, new(any)))
+		}
+		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: expected object")
+	}
+	var body invokeBody
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		return invocation{}, decodeError(err)
+	}
+	if len(bytes.TrimLeft(trimmed[dec.InputOffset():], " \t\r\n")) > 0 {
+		return invocation{}, venue.Errorf(venue.EINVALID, "Request body is not valid JSON: body: unexpected data after the object")
+	}
+	switch {
+	case body.Operation == nil:
+		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: expected required property operation to be present")
+	case *body.Operation == "":
+		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body.operation: expected length >= 1")
+	}
+	return invocation{Operation: *body.Operation, Input: body.Input, Wait: body.Wait, UCANs: body.UCANs}, nil
+}
+
+// decodeError words an encoding/json failure without Go type names and
+// without echoing the value.
+func decodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := map[string]string{"string": "string", "bool": "boolean", "[]string": "array of strings"}[te.Type.String()]
+		if want == "" {
+			want = te.Type.String()
+		}
+		return venue.Errorf(venue.EINVALID, "Invalid request: body.%s: expected %s", te.Field, want)
+	}
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return venue.Errorf(venue.EINVALID, "Invalid request: body.%s: unexpected property", strings.Trim(field, `"`))
+	}
+	return notJSON(err)
+}
+
+func notJSON(err error) error {
+	msg := "unexpected end of JSON input"
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = strings.TrimPrefix(err.Error(), "json: ")
+	}
+	return venue.Errorf(venue.EINVALID, "Request body is not valid JSON: body: %s", msg)
+}

@@ -1,0 +1,116 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// ErrorBody is the body of every error response: {"error": "..."}.
+type ErrorBody struct {
+	status  int
+	Message string `json:"error" doc:"What went wrong and what to fix" example:"Job not found: 0x0192f3c4a5b6c7d8e9f00112233445566"`
+}
+
+func (e *ErrorBody) Error() string  { return e.Message }
+func (e *ErrorBody) GetStatus() int { return e.status }
+
+// statusOf is the one mapping from the venue's error codes to HTTP statuses.
+func statusOf(code string) int {
+	switch code {
+	case venue.EINVALID:
+		return http.StatusBadRequest
+	case venue.EUNAUTHORIZED:
+		return http.StatusUnauthorized
+	case venue.EFORBIDDEN:
+		return http.StatusForbidden
+	case venue.ENOTFOUND:
+		return http.StatusNotFound
+	case venue.ECONFLICT:
+		return http.StatusConflict
+	case venue.ETOOLARGE:
+		return http.StatusRequestEntityTooLarge
+	case venue.EUNAVAILABLE:
+		return http.StatusServiceUnavailable
+	case venue.ETIMEOUT:
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
+}
+
+// toAPI converts an engine error for a Huma handler to return.
+func toAPI(err error) error {
+	return &ErrorBody{status: statusOf(venue.ErrorCode(err)), Message: venue.ErrorMessage(err)}
+}
+
+// writeError writes err as JSON from a plain net/http handler.
+func writeError(w http.ResponseWriter, err error) {
+	writeJSONError(w, statusOf(venue.ErrorCode(err)), venue.ErrorMessage(err))
+}
+
+func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(&ErrorBody{Message: msg})
+}
+
+// installErrors replaces Huma's RFC 9457 errors with the spec's
+// {"error": "..."} bodies. Huma keeps its error constructor in a package
+// variable, so this is process-wide; it is idempotent and done once.
+var installErrors = sync.OnceFunc(func() {
+	huma.NewError = newError
+	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		return newError(status, msg, errs...)
+	}
+})
+
+// newError words Huma's own failures (bad JSON, schema violations, bodies
+// too large) as a message naming the field and what is wrong with it. It
+// never echoes the offending value: it may be a secret. The spec has no 422,
+// so schema violations are 400.
+func newError(status int, msg string, errs ...error) huma.StatusError {
+	var details []string
+	notJSON := false
+	for _, err := range errs {
+		var d *huma.ErrorDetail
+		if errors.As(err, &d) {
+			if status == http.StatusBadRequest && d.Location == "body" {
+				notJSON = true
+			}
+			details = append(details, describeDetail(d))
+		} else if err != nil {
+			details = append(details, err.Error())
+		}
+	}
+	switch {
+	case notJSON:
+		return &ErrorBody{status: http.StatusBadRequest, Message: "Request body is not valid JSON: " + strings.Join(details, "; ")}
+	case status == http.StatusUnprocessableEntity || msg == "validation failed":
+		return &ErrorBody{status: http.StatusBadRequest, Message: "Invalid request: " + strings.Join(details, "; ")}
+	case msg == "cannot read request body":
+		return &ErrorBody{status: http.StatusBadRequest, Message: "Could not read the request body: " + strings.Join(details, "; ")}
+	case len(details) > 0:
+		msg = fmt.Sprintf("%s: %s", msg, strings.Join(details, "; "))
+	}
+	return &ErrorBody{status: status, Message: msg}
+}
+
+func describeDetail(d *huma.ErrorDetail) string {
+	msg := d.Message
+	// encoding/json names Go types ("into Go struct field X of type Y"),
+	// which mean nothing to a client; the location already names the field.
+	if before, _, found := strings.Cut(msg, " into Go "); found {
+		msg = strings.TrimPrefix(before, "json: ") + " here: wrong type"
+	}
+	if d.Location == "" {
+		return msg
+	}
+	return d.Location + ": " + msg
+}

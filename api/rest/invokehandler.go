@@ -1,0 +1,99 @@
+package rest
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// registerInvokeHandler mounts POST /api/v1/invoke as a plain handler. It is
+// the venue's hottest path, and Huma's per-request work (reflection over the
+// input and output structs) was a tenth of its cost; the body is decoded by
+// decodeInvoke either way, and the OpenAPI entry is added by hand with the
+// same schemas.
+func (s *Server) registerInvokeHandler() {
+	s.mux.HandleFunc("POST /api/v1/invoke", s.invoke)
+	reg := s.api.OpenAPI().Components.Schemas
+	s.api.OpenAPI().AddOperation(&huma.Operation{
+		OperationID: "invoke", Method: http.MethodPost, Path: "/api/v1/invoke",
+		Summary: "Invoke an operation", Tags: []string{"Invocation"},
+		Description: "Records a job and runs the operation. The response is the job record (201): PENDING at once, " +
+			"or with wait the record when the job ends or the wait runs out.",
+		Parameters: []*huma.Param{{Name: "wait", In: "query", Schema: &huma.Schema{Type: "string"},
+			Description: "Overrides the body's wait: true, false or milliseconds"}},
+		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{
+			"application/json": {Schema: reg.Schema(reflect.TypeFor[InvokeRequest](), true, "InvokeRequest")}}},
+		Responses: map[string]*huma.Response{
+			"201": {Description: "The job record", Headers: map[string]*huma.Param{"Location": {
+				Description: "Where the job can be read", Schema: &huma.Schema{Type: "string"}}},
+				Content: map[string]*huma.MediaType{"application/json": {Schema: reg.Schema(reflect.TypeFor[JobRecord](), true, "Job")}}},
+			"400": errorResponse(s.api, "The reference resolves to nothing, or the input breaks the operation's schema"),
+			"413": errorResponse(s.api, "The body is larger than the venue allows"),
+			"503": errorResponse(s.api, "The job record could not be stored"),
+		},
+	})
+}
+
+func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		writeError(w, bodyError(err, s.maxBody))
+		return
+	}
+	req, err := decodeInvoke(body)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	query := ""
+	if r.URL.RawQuery != "" {
+		query = r.URL.Query().Get("wait")
+	}
+	wait, err := parseWait(req.Wait, query)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	job, err := s.e.Invoke(r.Context(), runtime.InvokeRequest{Operation: req.Operation, Input: req.Input, Wait: wait})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Location", "/api/v1/jobs/"+job.ID.String())
+	w.WriteHeader(http.StatusCreated)
+	w.Write(job.AppendJSON(make([]byte, 0, 512)))
+}
+
+// readBody reads a request body of at most limit bytes, in one allocation
+// when the client said how long it is.
+func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if n := r.ContentLength; n > 0 && n <= limit {
+		b := make([]byte, n)
+		_, err := io.ReadFull(body, b)
+		return b, err
+	}
+	return io.ReadAll(body)
+}
+
+// bodyError words a failure to read a request body.
+func bodyError(err error, limit int64) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return venue.Errorf(venue.ETOOLARGE, "request body is too large limit=%d bytes", limit)
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return venue.Errorf(venue.EINVALID, "Could not read the request body: %s", msg)
+}

@@ -1,0 +1,137 @@
+package rest
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// identify puts the request's caller into its context; the engine reads it
+// from there and from nowhere else.
+func (s *Server) identify(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.auth.Authenticate(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(venue.WithCaller(r.Context(), c)))
+	})
+}
+
+// rewriteRefPaths lets asset and operation references with slashes
+// (a/<hash>, v/ops/core/read, did:web:.../a/<hash>) stand as one path
+// segment, as clients send them unencoded.
+func rewriteRefPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case strings.HasPrefix(p, "/api/v1/operations/"):
+			setEscapedTail(r, "/api/v1/operations/", strings.TrimPrefix(p, "/api/v1/operations/"), "")
+		case strings.HasPrefix(p, "/api/v1/assets/"):
+			ref := strings.TrimPrefix(p, "/api/v1/assets/")
+			suffix := ""
+			if strings.HasSuffix(ref, "/content") {
+				ref, suffix = strings.TrimSuffix(ref, "/content"), "/content"
+			}
+			setEscapedTail(r, "/api/v1/assets/", ref, suffix)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func setEscapedTail(r *http.Request, prefix, ref, suffix string) {
+	if !strings.Contains(ref, "/") {
+		return
+	}
+	r.URL.RawPath = prefix + url.PathEscape(ref) + suffix
+}
+
+// jsonByDefault treats a JSON endpoint's body as JSON when the client sent
+// no Content-Type or the form type curl -d sends by default, so the
+// walk-through works without -H; a body that is not JSON still gets a clear
+// "not valid JSON" error. Asset content is binary and left alone.
+func jsonByDefault(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+			ct := r.Header.Get("Content-Type")
+			lenient := ct == "" || strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "text/plain")
+			if lenient && strings.HasPrefix(r.URL.Path, "/api/v1/") && !strings.HasSuffix(r.URL.Path, "/content") {
+				r.Header.Set("Content-Type", "application/json")
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// logRequests logs each request at the edge, with its outcome.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(sw, r)
+		level := slog.LevelDebug
+		if sw.status >= 500 {
+			level = slog.LevelError
+		}
+		if s.log.Enabled(r.Context(), level) { // the arguments cost allocations on every request
+			s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+				"ms", time.Since(start).Milliseconds())
+		}
+	})
+}
+
+// recoverPanics turns a panic in a handler into a 500 instead of a dropped
+// connection, and logs it; the server keeps serving.
+func (s *Server) recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.Error("handler panicked", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v))
+				writeJSONError(w, http.StatusInternalServerError, "Internal error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach Flush on the real writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// notFound answers unknown routes in JSON. The wording starts "Endpoint
+// <METHOD> <path>" because the TypeScript SDK detects missing features by it.
+// A known path asked with the wrong method gets 405 and an Allow header.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "/" && pattern != "" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		writeJSONError(w, http.StatusMethodNotAllowed, fmt.Sprintf("Endpoint %s %s not allowed: use %s", r.Method, r.URL.Path, strings.Join(allowed, " or ")))
+		return
+	}
+	writeJSONError(w, http.StatusNotFound, fmt.Sprintf("Endpoint %s %s not found", r.Method, r.URL.Path))
+}

@@ -1,0 +1,75 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// OperationEntry is a catalog entry as listed.
+type OperationEntry struct {
+	Name        string          `json:"name" doc:"Display name, adapter:op (not a reference)" example:"secret:set"`
+	Path        string          `json:"path" doc:"Catalog path, the reference to invoke" example:"v/ops/secret/set"`
+	Title       string          `json:"title,omitempty" doc:"A human title" example:"Store Secret"`
+	Description string          `json:"description" doc:"What the operation does"`
+	Adapter     string          `json:"adapter" doc:"The adapter family that runs it" example:"secret"`
+	Asset       string          `json:"asset" doc:"Id of the operation's metadata as an asset"`
+	Input       json.RawMessage `json:"input" doc:"JSON Schema of the input"`
+	Output      json.RawMessage `json:"output,omitempty" doc:"JSON Schema of the output"`
+}
+
+// ListOperationsOutput is the catalog.
+type ListOperationsOutput struct {
+	Body []OperationEntry
+}
+
+// GetOperationInput names an operation.
+type GetOperationInput struct {
+	Name string `path:"name" doc:"A catalog path (v/ops/secret/set, slashes may stay unencoded), any other operation reference, or a display name (secret:set)"`
+}
+
+// GetOperationOutput is one operation, with its full metadata.
+type GetOperationOutput struct {
+	Body struct {
+		OperationEntry
+		Metadata json.RawMessage `json:"metadata" doc:"The operation's metadata as registered"`
+	}
+}
+
+func (s *Server) registerOperations() {
+	huma.Register(s.api, s.op("list-operations", http.MethodGet, "/api/v1/operations", "List the catalog", "Operations"), s.listOperations)
+	huma.Register(s.api, s.op("get-operation", http.MethodGet, "/api/v1/operations/{name}", "Describe one operation", "Operations"), s.getOperation)
+}
+
+func (s *Server) listOperations(ctx context.Context, _ *struct{}) (*ListOperationsOutput, error) {
+	ops := s.e.Operations()
+	out := &ListOperationsOutput{Body: make([]OperationEntry, len(ops))}
+	for i, op := range ops {
+		out.Body[i] = entryOf(op)
+	}
+	return out, nil
+}
+
+func (s *Server) getOperation(ctx context.Context, in *GetOperationInput) (*GetOperationOutput, error) {
+	op, err := s.e.Operation(ctx, in.Name)
+	if err != nil {
+		return nil, toAPI(err)
+	}
+	out := &GetOperationOutput{}
+	out.Body.OperationEntry, out.Body.Metadata = entryOf(op), op.Meta
+	return out, nil
+}
+
+func entryOf(op *venue.Operation) OperationEntry {
+	input := op.Input
+	if len(input) == 0 {
+		input = json.RawMessage(`{}`)
+	}
+	return OperationEntry{Name: op.Name, Path: op.Path, Title: op.Title, Description: strings.TrimSpace(op.Description),
+		Adapter: op.Adapter, Asset: op.Asset.String(), Input: input, Output: op.Output}
+}

@@ -1,0 +1,104 @@
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// Authenticator decides who makes a request. Issue-level auth (tokens,
+// UCANs) plugs in here; an error is answered with its code's status.
+type Authenticator interface {
+	Authenticate(r *http.Request) (venue.Caller, error)
+}
+
+// Options configure the REST door. Zero values mean the documented default.
+type Options struct {
+	Logger       *slog.Logger  // nil discards
+	Auth         Authenticator // nil: every caller is the engine's public caller
+	MaxBodyBytes int64         // largest JSON request body; default 16 MiB
+}
+
+// Server is the venue's HTTP handler: REST, docs and discovery.
+type Server struct {
+	e       *runtime.Engine
+	log     *slog.Logger
+	auth    Authenticator
+	maxBody int64
+	mux     *http.ServeMux
+	api     huma.API
+	handler http.Handler
+	openapi []byte // the OpenAPI 3.0 document, built once
+}
+
+// New builds the handler for engine e.
+func New(e *runtime.Engine, opts Options) (*Server, error) {
+	installErrors()
+	s := &Server{e: e, log: opts.Logger, auth: opts.Auth, maxBody: opts.MaxBodyBytes, mux: http.NewServeMux()}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.maxBody <= 0 {
+		s.maxBody = 16 << 20
+	}
+	if s.auth == nil {
+		s.auth = publicAuth{e}
+	}
+	s.api = humago.New(s.mux, s.humaConfig())
+	s.register()
+	doc, err := s.buildOpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	s.openapi = doc
+	s.handler = s.recoverPanics(s.logRequests(rewriteRefPaths(jsonByDefault(s.identify(s.mux)))))
+	return s, nil
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// API returns the Huma API, for tests and the spec command.
+func (s *Server) API() huma.API { return s.api }
+
+func (s *Server) humaConfig() huma.Config {
+	cfg := huma.DefaultConfig("Venue API", s.e.Identity().DID)
+	cfg.Info.Version = "1"
+	cfg.Info.Description = "A grid venue: self-describing operations run sandboxed, with a job record for every invocation, " +
+		"assets, per-user encrypted secrets and lattice reads. Errors are {\"error\": \"...\"}."
+	cfg.Servers = []*huma.Server{{URL: s.e.Identity().BaseURL}}
+	cfg.OpenAPIPath, cfg.DocsPath, cfg.SchemasPath = "", "", ""
+	cfg.CreateHooks = nil
+	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
+	return cfg
+}
+
+// register mounts every endpoint. Each resource file registers its own.
+func (s *Server) register() {
+	s.registerStatus()
+	s.registerAssets()
+	s.registerInvoke()
+	s.registerJobs()
+	s.registerOperations()
+	s.registerValues()
+	s.registerSecrets()
+	s.registerDocs()
+	s.registerDIDs()
+	s.mux.HandleFunc("/", s.notFound)
+}
+
+// op fills the parts of a Huma operation every endpoint shares.
+func (s *Server) op(id, method, path, summary string, tags ...string) huma.Operation {
+	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
+		Tags: tags, MaxBodyBytes: s.maxBody, BodyReadTimeout: time.Minute}
+}
+
+type publicAuth struct{ e *runtime.Engine }
+
+func (p publicAuth) Authenticate(*http.Request) (venue.Caller, error) { return p.e.PublicCaller(), nil }

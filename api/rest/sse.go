@@ -1,0 +1,102 @@
+package rest
+
+import (
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// sseKeepAlive is how often an idle stream gets a comment line, so proxies
+// and clients do not take a long-running job for a dead connection.
+const sseKeepAlive = 15 * time.Second
+
+// registerSSE mounts the job event stream. It is a plain handler, because
+// errors must be JSON with a status before the stream starts and the
+// stream must end after the job's terminal record; the OpenAPI entry is
+// added by hand.
+func (s *Server) registerSSE() {
+	s.mux.HandleFunc("GET /api/v1/jobs/{id}/sse", s.streamJob)
+	s.api.OpenAPI().AddOperation(&huma.Operation{
+		OperationID: "stream-job", Method: http.MethodGet, Path: "/api/v1/jobs/{id}/sse",
+		Summary: "Stream a job's status changes (Server-Sent Events)", Tags: []string{"Jobs"},
+		Description: "Sends the current record, then one `job-update` event per change; each event's data is the full job record (JSON). " +
+			"The stream ends after a terminal record. Clients whose stream drops may poll GET /api/v1/jobs/{id}.",
+		Parameters: []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
+			Description: "Job id: 32 hex digits, with or without 0x"}},
+		Responses: map[string]*huma.Response{
+			"200": {Description: "An event stream", Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
+			"404": errorResponse(s.api, "No such job"),
+			"406": errorResponse(s.api, "The client does not accept text/event-stream"),
+		},
+	})
+}
+
+var reflectErrorType = reflect.TypeFor[ErrorBody]()
+
+func errorResponse(api huma.API, desc string) *huma.Response {
+	schema := api.OpenAPI().Components.Schemas.Schema(reflectErrorType, true, "Error")
+	return &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}
+}
+
+func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
+	if !acceptsEventStream(r.Header.Get("Accept")) {
+		writeJSONError(w, http.StatusNotAcceptable, "This endpoint streams Server-Sent Events; send Accept: text/event-stream (or omit the Accept header)")
+		return
+	}
+	id, err := venue.ParseJobID(r.PathValue("id"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	events, err := s.e.Watch(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	tick := time.NewTicker(sseKeepAlive)
+	defer tick.Stop()
+	buf := make([]byte, 0, 1024)
+	for {
+		select {
+		case j, ok := <-events:
+			if !ok {
+				return
+			}
+			buf = appendEvent(buf[:0], j)
+		case <-tick.C:
+			buf = append(buf[:0], ": keep-alive\n\n"...)
+		}
+		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
+			return
+		}
+	}
+}
+
+// appendEvent frames a record as one SSE event. The record's JSON has no
+// newlines, so it fits one data line.
+func appendEvent(b []byte, j *venue.Job) []byte {
+	b = append(b, "event: job-update\nid: "...)
+	b = strconv.AppendInt(b, j.Version, 10)
+	b = append(b, "\ndata: "...)
+	b = j.AppendJSON(b)
+	return append(b, '\n', '\n')
+}
+
+// acceptsEventStream is true when Accept is absent, */*, or names
+// text/event-stream.
+func acceptsEventStream(accept string) bool {
+	return accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
+}

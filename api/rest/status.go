@@ -1,0 +1,26 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gridvenue/venue/runtime"
+)
+
+type statusOutput struct {
+	Body *runtime.Status
+}
+
+func (s *Server) registerStatus() {
+	op := s.op("get-status", http.MethodGet, "/api/v1/status", "Describe the venue", "Status")
+	op.Description = "The venue's DID, base URL, version and counts of assets, users and catalog operations."
+	huma.Register(s.api, op, func(ctx context.Context, _ *struct{}) (*statusOutput, error) {
+		st, err := s.e.Status(ctx)
+		if err != nil {
+			return nil, toAPI(err)
+		}
+		return &statusOutput{Body: st}, nil
+	})
+}

@@ -1,0 +1,84 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/gridvenue/venue/runtime"
+)
+
+// ReadValueInput names a lattice path.
+type ReadValueInput struct {
+	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
+	MaxSize int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000); larger values come back truncated"`
+}
+
+// ReadValueOutput is the value at the path.
+type ReadValueOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         *runtime.ReadResult
+}
+
+// SliceValuesInput names a lattice path and a page.
+type SliceValuesInput struct {
+	Path   string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map or vector, e.g. j or v/ops" example:"j"`
+	Offset int    `query:"offset" minimum:"0" default:"0" doc:"Entries to skip"`
+	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"100" doc:"Most entries to return"`
+}
+
+// SliceValuesOutput is a page of entries.
+type SliceValuesOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         *runtime.SliceResult
+}
+
+// ListValuesInput names a lattice path and a page of keys.
+type ListValuesInput struct {
+	Path   string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map, e.g. w or v/ops" example:"v/ops"`
+	Offset int    `query:"offset" minimum:"0" default:"0" doc:"Keys to skip"`
+	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"1000" doc:"Most keys to return"`
+}
+
+// ListValuesOutput is a page of keys.
+type ListValuesOutput struct {
+	CacheControl string `header:"Cache-Control"`
+	Body         *runtime.ListResult
+}
+
+func (s *Server) registerValues() {
+	op := s.op("read-value", http.MethodGet, "/api/v1/values/read", "Read a lattice value", "Lattice")
+	op.Description = "A job-free read of the value at a path, as the caller sees the lattice. An absent path is {\"exists\": false}, not 404."
+	huma.Register(s.api, op, s.readValue)
+	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
+	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector."
+	huma.Register(s.api, op, s.sliceValues)
+	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
+	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector."
+	huma.Register(s.api, op, s.listValues)
+}
+
+func (s *Server) listValues(ctx context.Context, in *ListValuesInput) (*ListValuesOutput, error) {
+	res, err := s.e.List(ctx, in.Path, in.Offset, in.Limit)
+	if err != nil {
+		return nil, toAPI(err)
+	}
+	return &ListValuesOutput{CacheControl: "private, no-store", Body: res}, nil
+}
+
+func (s *Server) readValue(ctx context.Context, in *ReadValueInput) (*ReadValueOutput, error) {
+	res, err := s.e.Read(ctx, in.Path, in.MaxSize)
+	if err != nil {
+		return nil, toAPI(err)
+	}
+	return &ReadValueOutput{CacheControl: "private, no-store", Body: res}, nil
+}
+
+func (s *Server) sliceValues(ctx context.Context, in *SliceValuesInput) (*SliceValuesOutput, error) {
+	res, err := s.e.Slice(ctx, in.Path, in.Offset, in.Limit)
+	if err != nil {
+		return nil, toAPI(err)
+	}
+	return &SliceValuesOutput{CacheControl: "private, no-store", Body: res}, nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestREST_BadInput sends every kind of bad input the foundation names and
+// checks each gets a 4xx with a message that says what to fix, that nothing
+// was stored, and that the venue keeps serving.
+func TestREST_BadInput(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		hash := strings.Repeat("ab", 32)
+		job := strings.Repeat("0", 32)
+		for _, tc := range []struct {
+			name, method, path string
+			body               any
+			status             int
+			want               string // a substring of the error message
+		}{
+			{"malformed JSON", "POST", "/api/v1/invoke", `{"operation": `, 400, "Request body is not valid JSON"},
+			{"body that is not an object", "POST", "/api/v1/invoke", `[1, 2]`, 400, "expected object"},
+			{"missing operation", "POST", "/api/v1/invoke", `{"input": {}}`, 400, "operation"},
+			{"operation of the wrong type", "POST", "/api/v1/invoke", `{"operation": 42}`, 400, "body.operation"},
+			{"empty operation", "POST", "/api/v1/invoke", `{"operation": ""}`, 400, "body.operation"},
+			{"unknown field", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "inputs": {}}`, 400, "inputs"},
+			{"display form of an operation", "POST", "/api/v1/invoke", `{"operation": "core:read"}`, 400,
+				"Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},
+			{"unknown operation", "POST", "/api/v1/invoke", `{"operation": "v/ops/nothing/here"}`, 400, "Cannot resolve operation: v/ops/nothing/here"},
+			{"input breaking the schema", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {"ms": "soon"}}`, 400, "input.ms"},
+			{"input missing a required field", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {}}`, 400, "missing property 'ms'"},
+			{"bad wait", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "wait": "soon"}`, 400, "Invalid wait value"},
+			{"negative wait", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "wait": -5}`, 400, "Invalid wait value"},
+			{"oversized body", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"x": "` + strings.Repeat("x", 2<<20) + `"}}`, 413, "too large"},
+			{"run without operation", "POST", "/api/v1/run", `{}`, 400, "operation"},
+			{"malformed job id", "GET", "/api/v1/jobs/xyz", nil, 400, "Invalid job id"},
+			{"unknown job", "GET", "/api/v1/jobs/" + job, nil, 404, "Job not found"},
+			{"cancel an unknown job", "PUT", "/api/v1/jobs/" + job + "/cancel", nil, 404, "Job not found"},
+			{"pause an unknown job", "PUT", "/api/v1/jobs/" + job + "/pause", nil, 404, "Job not found"},
+			{"resume an unknown job", "PUT", "/api/v1/jobs/" + job + "/resume", nil, 404, "Job not found"},
+			{"delete an unknown job", "PUT", "/api/v1/jobs/" + job + "/delete", nil, 404, "Job not found"},
+			{"reply to an unknown job", "POST", "/api/v1/jobs/" + job, `{"a": 1}`, 404, "Job not found"},
+			{"stream an unknown job", "GET", "/api/v1/jobs/" + job + "/sse", nil, 404, "Job not found"},
+			{"jobs limit too large", "GET", "/api/v1/jobs?limit=5000", nil, 400, "limit"},
+			{"jobs offset negative", "GET", "/api/v1/jobs?offset=-1", nil, 400, "offset"},
+			{"jobs offset not a number", "GET", "/api/v1/jobs?offset=two", nil, 400, "offset"},
+			{"assets limit too large", "GET", "/api/v1/assets?limit=1001", nil, 400, "limit"},
+			{"assets limit not a number", "GET", "/api/v1/assets?limit=x", nil, 400, "limit"},
+			{"assets offset negative", "GET", "/api/v1/assets?offset=-3", nil, 400, "offset"},
+			{"asset metadata not an object", "POST", "/api/v1/assets", `"just a string"`, 400, "expected object"},
+			{"asset metadata malformed", "POST", "/api/v1/assets", `{"name": `, 400, "not valid JSON"},
+			{"asset content hash malformed", "POST", "/api/v1/assets", `{"content": {"sha256": "nothex"}}`, 400, "sha256"},
+			{"malformed asset id", "GET", "/api/v1/assets/42322", nil, 400, "Invalid asset ID"},
+			{"unknown asset", "GET", "/api/v1/assets/0x" + hash, nil, 404, "Asset not found: 0x" + hash},
+			{"unknown asset content", "GET", "/api/v1/assets/" + hash + "/content", nil, 404, "Asset not found"},
+			{"content for an unknown asset", "PUT", "/api/v1/assets/" + hash + "/content", "bytes", 404, "Asset not found"},
+			{"values read without path", "GET", "/api/v1/values/read", nil, 400, "path"},
+			{"values read with ..", "GET", "/api/v1/values/read?path=w/../s", nil, 400, "may not step up"},
+			{"values read with an empty segment", "GET", "/api/v1/values/read?path=w//x", nil, 400, "empty segment"},
+			{"values read with a trailing slash", "GET", "/api/v1/values/read?path=w/x/", nil, 400, "empty segment"},
+			{"values read with an unknown namespace", "GET", "/api/v1/values/read?path=zz/x", nil, 400, "unknown namespace"},
+			{"values slice with a bad limit", "GET", "/api/v1/values/slice?path=j&limit=-1", nil, 400, "limit"},
+			{"values slice with a huge limit", "GET", "/api/v1/values/slice?path=j&limit=100000", nil, 400, "limit"},
+			{"secret with a bad name", "PUT", "/api/v1/secrets/bad%20name", `"v"`, 400, "Invalid secret name"},
+			{"secret body of the wrong type", "PUT", "/api/v1/secrets/GOOD", `42`, 400, "'value' string field"},
+			{"secret body object without value", "PUT", "/api/v1/secrets/GOOD", `{"val": "x"}`, 400, "'value' string field"},
+			{"secret body malformed", "PUT", "/api/v1/secrets/GOOD", `{"value": `, 400, "not valid JSON"},
+			{"delete an unknown secret", "DELETE", "/api/v1/secrets/NOPE", nil, 404, "Secret not found"},
+			{"unknown operation by name", "GET", "/api/v1/operations/core:nope", nil, 404, "Operation not found"},
+			{"unknown route", "GET", "/api/v1/nothing", nil, 404, "Endpoint GET /api/v1/nothing not found"},
+			{"wrong method", "DELETE", "/api/v1/status", nil, 405, "DELETE /api/v1/status not allowed"},
+			{"SSE with a non-SSE Accept", "GET", "/api/v1/jobs/" + job + "/sse", nil, 406, "text/event-stream"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var header []string
+				if strings.HasSuffix(tc.path, "/sse") && tc.status == 406 {
+					header = []string{"Accept", "application/json"}
+				}
+				r := c.do(t, tc.method, tc.path, tc.body, header...)
+				msg := r.errorText(t)
+				if r.status != tc.status || !strings.Contains(msg, tc.want) {
+					t.Fatalf("%s %s: %d %q, want %d with %q", tc.method, tc.path, r.status, msg, tc.status, tc.want)
+				}
+				if strings.Contains(msg, strings.Repeat("x", 100)) {
+					t.Fatal("the error echoes the offending value")
+				}
+			})
+		}
+		t.Run("nothing was recorded and the venue still serves", func(t *testing.T) {
+			var ids []string
+			c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+			if len(ids) != 0 {
+				t.Fatalf("bad requests left jobs: %v", ids)
+			}
+			if r := c.do(t, "GET", "/api/v1/status", nil); r.status != 200 {
+				t.Fatalf("status %d", r.status)
+			}
+		})
+	})
+}

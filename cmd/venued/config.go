@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the venue's configuration: defaults, then the JSON config file,
+// then VENUE_* environment variables, then flags, each overriding the last.
+type Config struct {
+	Listen         string            `json:"listen"`         // address to listen on; default 127.0.0.1:8080
+	URL            string            `json:"url"`            // public base URL; default http://<listen address>
+	Name           string            `json:"name"`           // venue name; default "Venue"
+	Store          string            `json:"store"`          // "" temporary SQLite, a file path, or a postgres:// URL
+	Seed           string            `json:"seed"`           // Ed25519 seed, 64 hex digits; default: kept in the store
+	Workers        int               `json:"workers"`        // jobs executing at once; default 64
+	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
+	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
+	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
+	Names          map[string]string `json:"names"`          // registered operation names → references
+	LogLevel       string            `json:"logLevel"`       // debug, info, warn or error; default info
+	LogFormat      string            `json:"logFormat"`      // text or json; default text
+	Pprof          bool              `json:"pprof"`          // serve Go's profiler at /debug/pprof/; default off
+	WasmMemoryMiB  int               `json:"wasmMemoryMiB"`  // memory limit of one Wasm operation instance; default 64
+	WasmCacheDir   string            `json:"wasmCacheDir"`   // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
+	AllowHosts     []string          `json:"allowHosts"`     // hosts operations may reach although they are private or loopback
+	BlockHosts     []string          `json:"blockHosts"`     // hosts operations may never reach
+}
+
+func defaultConfig() Config {
+	return Config{Listen: "127.0.0.1:8080", Name: "Venue", LogLevel: "info", LogFormat: "text"}
+}
+
+// loadConfig builds the configuration from args and the environment.
+// The config file is the first positional argument or --config.
+func loadConfig(args []string, getenv func(string) string) (Config, error) {
+	cfg := defaultConfig()
+	fs := flag.NewFlagSet("venued", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	file := fs.String("config", "", "path of a JSON config file")
+	listen := fs.String("listen", "", "address to listen on (default 127.0.0.1:8080)")
+	store := fs.String("store", "", "store: a file path for durable SQLite, or a postgres:// URL (default: temporary)")
+	url := fs.String("url", "", "public base URL (default http://<listen address>)")
+	name := fs.String("name", "", "venue name")
+	if err := fs.Parse(args); err != nil {
+		return cfg, usageError(err)
+	}
+	// Flags may follow the config file too: parse what comes after it.
+	if rest := fs.Args(); len(rest) > 0 {
+		if *file != "" {
+			return cfg, usageError(fmt.Errorf("config file given twice: %s and %s", *file, rest[0]))
+		}
+		*file = rest[0]
+		if err := fs.Parse(rest[1:]); err != nil {
+			return cfg, usageError(err)
+		}
+		if fs.NArg() > 0 {
+			return cfg, usageError(fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " ")))
+		}
+	}
+	if *file != "" {
+		if err := readConfigFile(*file, &cfg); err != nil {
+			return cfg, err
+		}
+	}
+	if err := applyEnv(&cfg, getenv); err != nil {
+		return cfg, err
+	}
+	for _, f := range []struct{ flag, dst *string }{{listen, &cfg.Listen}, {store, &cfg.Store}, {url, &cfg.URL}, {name, &cfg.Name}} {
+		if *f.flag != "" {
+			*f.dst = *f.flag
+		}
+	}
+	return cfg, cfg.validate()
+}
+
+func usageError(err error) error {
+	return fmt.Errorf("%w\nusage: venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]", err)
+}
+
+func readConfigFile(path string, cfg *Config) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read config: %w", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// applyEnv applies VENUE_<KEY> overrides, one per config key.
+func applyEnv(cfg *Config, getenv func(string) string) error {
+	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
+		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout,
+		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
+	for k, dst := range str {
+		if v := getenv(k); v != "" {
+			*dst = v
+		}
+	}
+	ints := map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes}
+	for k, dst := range ints {
+		if v := getenv(k); v != "" {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a positive whole number of bytes", k, v)
+			}
+			*dst = n
+		}
+	}
+	if v := getenv("VENUE_PPROF"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("VENUE_PPROF=%q: want true or false", v)
+		}
+		cfg.Pprof = b
+	}
+	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
+		if v := getenv(k); v != "" {
+			*dst = strings.Split(v, ",")
+		}
+	}
+	if v := getenv("VENUE_WASM_MEMORY_MIB"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 4 || n > 4096 {
+			return fmt.Errorf("VENUE_WASM_MEMORY_MIB=%q: want a whole number of MiB from 4 to 4096", v)
+		}
+		cfg.WasmMemoryMiB = n
+	}
+	if v := getenv("VENUE_WORKERS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("VENUE_WORKERS=%q: want a positive whole number", v)
+		}
+		cfg.Workers = n
+	}
+	return nil
+}
+
+func (c Config) validate() error {
+	var errs []error
+	if c.Seed != "" {
+		if b, err := hex.DecodeString(c.Seed); err != nil || len(b) != 32 {
+			errs = append(errs, errors.New("seed: want 64 hex digits (a 32-byte Ed25519 seed)"))
+		}
+	}
+	if c.JobTimeout != "" {
+		if d, err := time.ParseDuration(c.JobTimeout); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("jobTimeout %q: want a duration such as 10m or 90s", c.JobTimeout))
+		}
+	}
+	if _, err := c.level(); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("logFormat %q: want text or json", c.LogFormat))
+	}
+	if c.WasmMemoryMiB != 0 && (c.WasmMemoryMiB < 4 || c.WasmMemoryMiB > 4096) {
+		errs = append(errs, fmt.Errorf("wasmMemoryMiB %d: want 4 to 4096", c.WasmMemoryMiB))
+	}
+	if c.Workers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
+		errs = append(errs, errors.New("workers, maxContentSize and maxBodyBytes must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+func (c Config) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return l, fmt.Errorf("logLevel %q: want debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}
+
+func (c Config) seed() []byte {
+	b, _ := hex.DecodeString(c.Seed)
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// wasmCache is where compiled modules are cached across restarts: compiling
+// the built-in module takes about a second, loading it from the cache about
+// 40 ms. "" means no cache.
+func (c Config) wasmCache() string {
+	switch c.WasmCacheDir {
+	case "off":
+		return ""
+	case "":
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			return ""
+		}
+		return filepath.Join(dir, "venue", "wasm")
+	}
+	return c.WasmCacheDir
+}
+
+// wasmPages is the memory limit in 64 KiB Wasm pages (0: the host's default).
+func (c Config) wasmPages() uint32 {
+	return uint32(c.WasmMemoryMiB) * 16
+}
+
+func (c Config) jobTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.JobTimeout)
+	return d
+}

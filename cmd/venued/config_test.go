@@ -1,0 +1,69 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadConfig(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "venue.json")
+	os.WriteFile(file, []byte(`{"listen": "127.0.0.1:9000", "name": "From File", "store": "/tmp/x.db", "workers": 8}`), 0o644)
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte(`{"listen": "x", "colour": "blue"}`), 0o644)
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     func(string) string
+		check   func(Config) bool
+		wantErr string
+	}{
+		{"defaults", nil, env(), func(c Config) bool { return c.Listen == "127.0.0.1:8080" && c.Store == "" && c.Name == "Venue" }, ""},
+		{"file as first argument", []string{file}, env(), func(c Config) bool { return c.Listen == "127.0.0.1:9000" && c.Workers == 8 }, ""},
+		{"file with --config", []string{"--config", file}, env(), func(c Config) bool { return c.Name == "From File" }, ""},
+		{"env overrides file", []string{file}, env("VENUE_NAME", "From Env", "VENUE_WORKERS", "3"), func(c Config) bool { return c.Name == "From Env" && c.Workers == 3 }, ""},
+		{"flags override env", []string{file, "--name", "From Flag", "--store", "postgres://h/db"}, env("VENUE_NAME", "From Env"),
+			func(c Config) bool { return c.Name == "From Flag" && c.Store == "postgres://h/db" }, ""},
+		{"flags before the file", []string{"--listen", ":0", file}, env(), func(c Config) bool { return c.Listen == ":0" }, ""},
+		{"unknown key in the file", []string{bad}, env(), nil, "unknown field \"colour\""},
+		{"missing file", []string{filepath.Join(dir, "none.json")}, env(), nil, "read config"},
+		{"unknown flag", []string{"--colour", "blue"}, env(), nil, "usage: venued"},
+		{"bad seed", nil, env("VENUE_SEED", "xyz"), nil, "seed: want 64 hex digits"},
+		{"bad workers", nil, env("VENUE_WORKERS", "many"), nil, "VENUE_WORKERS"},
+		{"bad job timeout", nil, env("VENUE_JOB_TIMEOUT", "soon"), nil, "jobTimeout"},
+		{"bad log level", nil, env("VENUE_LOG_LEVEL", "loud"), nil, "logLevel"},
+		{"two config files", []string{file, file}, env(), nil, "unexpected arguments"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := loadConfig(tc.args, tc.env)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !tc.check(cfg) {
+				t.Fatalf("%+v %v", cfg, err)
+			}
+		})
+	}
+}
+
+func TestRedactDSN(t *testing.T) {
+	got, _ := redactDSN("postgres://venue:s3cret@db:5432/venue")
+	if strings.Contains(got, "s3cret") {
+		t.Fatal(got)
+	}
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func TestREST_Operations(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	var ops []struct {
+		Name, Path, Description, Adapter, Asset string
+		Input                                   map[string]any
+	}
+	c.do(t, "GET", "/api/v1/operations", nil).json(t, &ops)
+	if len(ops) == 0 {
+		t.Fatal("empty catalog")
+	}
+	for _, op := range ops {
+		if !strings.Contains(op.Name, ":") || !strings.HasPrefix(op.Path, "v/ops/"+op.Adapter+"/") || op.Description == "" || op.Input == nil || len(op.Asset) != 66 {
+			t.Fatalf("entry %+v lacks a spec field", op)
+		}
+	}
+	for _, name := range []string{"v/ops/secret/set", "v%2Fops%2Fsecret%2Fset", "secret:set"} {
+		var got struct{ Name, Path string }
+		r := c.do(t, "GET", "/api/v1/operations/"+name, nil)
+		r.json(t, &got)
+		if r.status != 200 || got.Path != "v/ops/secret/set" {
+			t.Fatalf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+}
+
+func TestREST_DocsAndDiscovery(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	t.Run("openapi is a 3.0 document", func(t *testing.T) {
+		var doc struct {
+			OpenAPI string         `json:"openapi"`
+			Paths   map[string]any `json:"paths"`
+		}
+		r := c.do(t, "GET", "/openapi", nil)
+		r.json(t, &doc)
+		if !strings.HasPrefix(doc.OpenAPI, "3.0") || doc.Paths["/api/v1/invoke"] == nil || doc.Paths["/api/v1/jobs/{id}/sse"] == nil {
+			t.Fatalf("openapi %q with %d paths", doc.OpenAPI, len(doc.Paths))
+		}
+		if bytes.Contains(r.body, []byte(`"const"`)) || bytes.Contains(r.body, []byte(`"422"`)) {
+			t.Fatal("the 3.0 document has const or a 422 response")
+		}
+	})
+	for _, p := range []string{"/swagger", "/redoc"} {
+		t.Run(p+" is a page with embedded assets", func(t *testing.T) {
+			r := c.do(t, "GET", p, nil)
+			if r.status != 200 || !strings.Contains(r.header.Get("Content-Type"), "text/html") || bytes.Contains(r.body, []byte("https://")) {
+				t.Fatalf("%d %s", r.status, r.header.Get("Content-Type"))
+			}
+		})
+	}
+	t.Run("llms.txt lists the live catalog", func(t *testing.T) {
+		r := c.do(t, "GET", "/llms.txt", nil)
+		s := string(r.body)
+		if r.status != 200 || !strings.HasPrefix(s, "# Venue") || !strings.Contains(s, "secret:set") || strings.Contains(s, "v/test/ops") {
+			t.Fatalf("%d %s", r.status, s)
+		}
+	})
+	t.Run("the venue DID document names the API", func(t *testing.T) {
+		var doc struct {
+			ID      string
+			Service []struct{ Type, ServiceEndpoint string }
+		}
+		r := c.do(t, "GET", "/.well-known/did.json", nil)
+		r.json(t, &doc)
+		if doc.ID != "did:web:"+strings.ReplaceAll(m.Addr, ":", "%3A") || len(doc.Service) != 1 ||
+			doc.Service[0].Type != "Covia.API.v1" || doc.Service[0].ServiceEndpoint != "http://"+m.Addr+"/api/v1" {
+			t.Fatalf("%s", r.body)
+		}
+	})
+	t.Run("user DID documents exist for users only", func(t *testing.T) {
+		if r := c.do(t, "GET", "/u/public/did.json", nil); r.status != 404 {
+			t.Fatalf("before any activity: %d", r.status)
+		}
+		c.do(t, "PUT", "/api/v1/secrets/K", `"v"`)
+		if r := c.do(t, "GET", "/u/public/did.json", nil); r.status != 200 || !strings.Contains(string(r.body), ":u:public") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		if r := c.do(t, "GET", "/u/nobody/did.json", nil); r.status != 404 {
+			t.Fatalf("%d", r.status)
+		}
+	})
+	t.Run("status reports identity and counts", func(t *testing.T) {
+		var st struct {
+			DID, URL, Version string
+			Stats             struct{ Assets, Users, Ops int }
+		}
+		c.do(t, "GET", "/api/v1/status", nil).json(t, &st)
+		if st.DID == "" || st.URL != "http://"+m.Addr || st.Version < "0.5" || st.Stats.Ops == 0 || st.Stats.Users != 1 {
+			t.Fatalf("%+v", st)
+		}
+	})
+}
+
+// TestOpenAPIGolden pins the OpenAPI document: an API change shows up as a
+// diff of testdata/openapi.json, rewritten with -update (make openapi).
+func TestOpenAPIGolden(t *testing.T) {
+	var got bytes.Buffer
+	if err := printOpenAPI(&got); err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, got.Bytes(), "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join("testdata", "openapi.json")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(golden, pretty.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run make openapi)", err)
+	}
+	if !bytes.Equal(want, pretty.Bytes()) {
+		t.Fatal("the OpenAPI document changed; if that was intended, run make openapi and commit testdata/openapi.json")
+	}
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestREST_Assets(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		content := []byte("hello, venue\n")
+		sum := sha256.Sum256(content)
+		meta := fmt.Sprintf(`{"name": "greeting",  "content": {"contentType": "text/plain", "sha256": "%s", "fileName": "hi.txt"}}`, hex.EncodeToString(sum[:]))
+		r := c.do(t, "POST", "/api/v1/assets", meta)
+		var id string
+		r.json(t, &id)
+		if r.status != 201 || !strings.HasPrefix(id, "0x") || len(id) != 66 || r.header.Get("Location") != "/api/v1/assets/"+id {
+			t.Fatalf("%d %s %v", r.status, r.body, r.header)
+		}
+		for _, ref := range []string{id, strings.TrimPrefix(id, "0x"), "a/" + strings.TrimPrefix(id, "0x")} {
+			t.Run("metadata is returned byte for byte via "+ref[:2], func(t *testing.T) {
+				if r := c.do(t, "GET", "/api/v1/assets/"+ref, nil); r.status != 200 || string(r.body) != meta {
+					t.Fatalf("%d %q", r.status, r.body)
+				}
+			})
+		}
+		t.Run("a hash mismatch is refused and stores nothing", func(t *testing.T) {
+			r := c.do(t, "PUT", "/api/v1/assets/"+id+"/content", []byte("tampered"))
+			if r.status != 400 || !strings.Contains(r.errorText(t), "Content hash mismatch") {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			if r := c.do(t, "GET", "/api/v1/assets/"+id+"/content", nil); r.status != 404 {
+				t.Fatalf("content after a mismatch: %d", r.status)
+			}
+		})
+		t.Run("content uploads and downloads", func(t *testing.T) {
+			r := c.do(t, "PUT", "/api/v1/assets/"+id+"/content", content)
+			if r.status != 200 || string(r.body) != `"0x`+hex.EncodeToString(sum[:])+`"` {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+			r = c.do(t, "GET", "/api/v1/assets/"+id+"/content?inline=true", nil)
+			if r.status != 200 || string(r.body) != string(content) || r.header.Get("Content-Type") != "text/plain" ||
+				r.header.Get("Content-Disposition") != `inline; filename=hi.txt` {
+				t.Fatalf("%d %q %v", r.status, r.body, r.header)
+			}
+		})
+		t.Run("the list pages", func(t *testing.T) {
+			c.do(t, "POST", "/api/v1/assets", `{"name": "second"}`)
+			var page struct {
+				Total, Offset, Limit int
+				Items                []string
+			}
+			c.do(t, "GET", "/api/v1/assets?offset=1&limit=1", nil).json(t, &page)
+			if page.Total != 2 || len(page.Items) != 1 || page.Offset != 1 || page.Limit != 1 {
+				t.Fatalf("%+v", page)
+			}
+		})
+		t.Run("the asset's DID document", func(t *testing.T) {
+			r := c.do(t, "GET", "/a/"+id+"/did.json", nil)
+			if r.status != 200 || !strings.Contains(string(r.body), `"id":"did:web:`) {
+				t.Fatalf("%d %s", r.status, r.body)
+			}
+		})
+	})
+}
+
+func TestREST_Secrets(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		for _, body := range []string{`"sk-live-1234567890"`, `{"value": "sk-live-1234567890"}`} {
+			if r := c.do(t, "PUT", "/api/v1/secrets/API_KEY", body); r.status != 200 || string(r.body) != "{\"name\":\"API_KEY\",\"stored\":true}\n" {
+				t.Fatalf("put %s: %d %s", body, r.status, r.body)
+			}
+		}
+		var list struct {
+			Items []string
+			Total int
+		}
+		c.do(t, "GET", "/api/v1/secrets", nil).json(t, &list)
+		if list.Total != 1 || list.Items[0] != "API_KEY" {
+			t.Fatalf("%+v", list)
+		}
+		r := c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/reveal", "input": {"secret": "s/API_KEY"}, "wait": true}`)
+		if strings.Contains(string(r.body), "sk-live") {
+			t.Fatalf("a secret value reached a response: %s", r.body)
+		}
+		r = c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/ops/secret/set", "input": {"key": "OTHER", "value": "sk-live-abcdef"}, "wait": true}`)
+		if r.status != 201 || strings.Contains(string(r.body), "sk-live") || !strings.Contains(string(r.body), `"value":"HIDDEN"`) {
+			t.Fatalf("secret:set record: %s", r.body)
+		}
+		for _, s := range []struct {
+			path   string
+			status int
+		}{{"/api/v1/secrets/API_KEY", 200}, {"/api/v1/secrets/API_KEY", 404}} {
+			if r := c.do(t, "DELETE", s.path, nil); r.status != s.status {
+				t.Fatalf("delete: %d %s", r.status, r.body)
+			}
+		}
+	})
+}
+
+func TestREST_Values(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		job := invokeJob(t, c, `{"operation": "v/test/ops/echo", "input": {"n": 7}, "wait": true}`)
+		for _, tc := range []struct{ name, query, want string }{
+			{"the catalog", "/api/v1/values/read?path=v/ops", `"secret"`},
+			{"venue info", "/api/v1/values/read?path=v/info/did", `"value":"did:web:`},
+			{"a job", "/api/v1/values/read?path=j/" + job.ID + "/output", `"value":{"n":7}`},
+			{"an absent path", "/api/v1/values/read?path=w/nothing", `{"exists":false,"value":null,"valueBytes":0}`},
+			{"a page of jobs", "/api/v1/values/slice?path=j&offset=0&limit=1", `"count":1`},
+			{"a page of the catalog", "/api/v1/values/slice?path=v/ops&limit=1", `{"key":"core"`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", tc.query, nil)
+				if r.status != 200 || !strings.Contains(string(r.body), tc.want) || r.header.Get("Cache-Control") != "private, no-store" {
+					t.Fatalf("%d %s, want %s", r.status, r.body, tc.want)
+				}
+			})
+		}
+	})
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// mustClang builds C source to a Wasm reactor with Debian's clang and
+// wasi-libc. Without them it skips, except under CI, which installs them.
+func mustClang(t *testing.T, src string) []byte {
+	t.Helper()
+	if _, err := exec.LookPath("clang"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("clang is missing: CI must install clang lld wasi-libc libclang-rt-14-dev-wasm32")
+		}
+		t.Skip("clang not installed (apt-get install clang lld wasi-libc libclang-rt-14-dev-wasm32)")
+	}
+	out := filepath.Join(t.TempDir(), "op.wasm")
+	cmd := exec.Command("clang", "--target=wasm32-wasi", "-O2", "-mexec-model=reactor", "-Wl,--strip-all", "-o", out, src)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("clang: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// registerModule registers operation metadata for module and uploads it,
+// returning the asset id and the upload's reply.
+func registerModule(t *testing.T, c *client, meta string, module []byte) (string, reply) {
+	t.Helper()
+	sum := sha256.Sum256(module)
+	meta = strings.Replace(meta, "SHA256", hex.EncodeToString(sum[:]), 1)
+	var id string
+	r := c.do(t, "POST", "/api/v1/assets", meta)
+	r.json(t, &id)
+	if r.status != 201 {
+		t.Fatalf("register: %d %s", r.status, r.body)
+	}
+	return id, c.do(t, "PUT", "/api/v1/assets/"+id+"/content", module)
+}
+
+// TestWasm_ExampleInC builds examples/wordcount-c, uploads it as an
+// operation and invokes it by asset id and through a pin.
+func TestWasm_ExampleInC(t *testing.T) {
+	module := mustClang(t, "../../examples/wordcount-c/wordcount.c")
+	meta, err := os.ReadFile("../../examples/wordcount-c/operation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		id, up := registerModule(t, c, string(meta), module)
+		if up.status != 200 {
+			t.Fatalf("upload: %d %s", up.status, up.body)
+		}
+		ref := "a/" + strings.TrimPrefix(id, "0x")
+		if r := c.run(t, ref, `{"text": "hello wasm\nfrom C"}`); string(r.body) != `{"words":4,"lines":1,"bytes":17}` {
+			t.Fatalf("by asset: %d %s", r.status, r.body)
+		}
+		if r := c.run(t, ref, `{"text": 5}`); r.status != 400 || !strings.Contains(r.errorText(t), "input.text") {
+			t.Fatalf("schema check: %d %s", r.status, r.body)
+		}
+		c.run(t, "v/ops/core/write", `{"path": "o/wordcount", "value": "`+id+`"}`)
+		if r := c.run(t, "o/wordcount", `{"text": "one two three"}`); string(r.body) != `{"words":3,"lines":0,"bytes":13}` {
+			t.Fatalf("by pin: %d %s", r.status, r.body)
+		}
+	})
+}
+
+// TestWasm_UploadIsChecked refuses module content that is not a runnable
+// operation, and keeps nothing of it.
+func TestWasm_UploadIsChecked(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	meta := `{"name": "op", "operation": {"adapter": "wasm", "input": {"type": "object"}},
+	  "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`
+	noABI := []byte("\x00asm\x01\x00\x00\x00") // a valid, empty module
+	for _, tc := range []struct {
+		name   string
+		module []byte
+		want   string
+	}{
+		{"not wasm", []byte("#!/bin/sh\necho hi\n"), "does not compile"},
+		{"neither ABI", noABI, "neither the reactor ABI"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id, up := registerModule(t, c, meta, tc.module)
+			if up.status != 400 || !strings.Contains(up.errorText(t), tc.want) {
+				t.Fatalf("%d %s, want 400 with %q", up.status, up.body, tc.want)
+			}
+			if r := c.do(t, "GET", "/api/v1/assets/"+id+"/content", nil); r.status != 404 {
+				t.Fatalf("refused content is stored: %d", r.status)
+			}
+		})
+	}
+	t.Run("an operation with a broken schema is refused at registration", func(t *testing.T) {
+		r := c.do(t, "POST", "/api/v1/assets", `{"operation": {"adapter": "wasm", "input": {"type": "nonsense"}}}`)
+		if r.status != 400 || !strings.Contains(r.errorText(t), "schema") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+}
+
+// TestWasm_HostileUploadFailsOnlyItsJob runs an uploaded module that loops
+// forever: its job fails at its deadline and the venue keeps serving.
+func TestWasm_HostileUploadFailsOnlyItsJob(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "loop.c")
+	os.WriteFile(src, []byte(`#include <stdint.h>
+__attribute__((export_name("venue_abi_1"))) void abi(void) {}
+static char buf[4096];
+__attribute__((export_name("venue_alloc"))) char *venue_alloc(int n) { return buf; }
+__attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, char *in, int il) {
+	volatile uint64_t n = 0;
+	for (;;) n++;
+}
+`), 0o644)
+	module := mustClang(t, src)
+	c := newClient(MustRunMain(t, "", func(cfg *Config) { cfg.JobTimeout = "300ms" }))
+	id, up := registerModule(t, c, `{"name": "loop", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, module)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	start := time.Now()
+	r := c.do(t, "POST", "/api/v1/invoke", `{"operation": "`+id+`", "wait": true}`)
+	if !strings.Contains(string(r.body), `"status":"FAILED"`) || !strings.Contains(string(r.body), "timed out after 300ms") || time.Since(start) > 5*time.Second {
+		t.Fatalf("%d %s after %s", r.status, r.body, time.Since(start))
+	}
+	if r := c.run(t, "v/test/ops/echo", `{"still": "serving"}`); string(r.body) != `{"still":"serving"}` {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+}

@@ -1,0 +1,62 @@
+package venue
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes. Each door maps a code to its wire form exactly once
+// (an HTTP status, a JSON-RPC code, an MCP tool error).
+const (
+	EINVALID      = "invalid"      // the request is malformed or breaks a rule
+	EUNAUTHORIZED = "unauthorized" // no acceptable credentials were presented
+	EFORBIDDEN    = "forbidden"    // the caller lacks a capability
+	ENOTFOUND     = "not_found"    // the thing asked for does not exist for this caller
+	ECONFLICT     = "conflict"     // the thing exists but its state forbids the request
+	ETOOLARGE     = "too_large"    // a body, value or output exceeds a limit
+	EUNAVAILABLE  = "unavailable"  // a dependency is down or the venue is shutting down
+	ETIMEOUT      = "timeout"      // a deadline passed
+	EINTERNAL     = "internal"     // a bug or an unexpected failure
+)
+
+// Error is the venue's one coded error. Message is safe to show to the caller:
+// it never holds a secret value.
+type Error struct {
+	Code    string
+	Message string
+}
+
+// Error returns the message.
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain,
+// EINTERNAL for any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) && e != nil {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of the first *Error in err's chain.
+// Other errors are internal: their text may hold details the caller must not
+// see, so they read as "Internal error".
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) && e != nil {
+		return e.Message
+	}
+	return "Internal error"
+}

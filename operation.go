@@ -1,0 +1,69 @@
+package venue
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Operation is a catalog entry: an asset whose metadata has an "operation"
+// object naming the adapter that runs it and the JSON Schemas of its input
+// and output.
+type Operation struct {
+	Path         string          // where it was found: v/ops/core/read, o/<name>, a/<hash>
+	Name         string          // display name "adapter:op", e.g. "core:read"
+	Title        string          // the metadata's "name", e.g. "Read Lattice Data"
+	Description  string          // prose for people and language models
+	Adapter      string          // the family that runs it, e.g. "core" or "wasm"
+	Input        json.RawMessage // JSON Schema of the input
+	Output       json.RawMessage // JSON Schema of the output
+	SecretFields []string        // input and output fields masked in job records
+	ToolName     string          // explicit MCP tool name, if the entry sets one
+	Asset        AssetID         // the id of its metadata
+	Meta         json.RawMessage // the metadata as registered
+}
+
+// SubOp returns the part of Name after the adapter, e.g. "read" for
+// "core:read", or "" when the adapter needs none.
+func (o *Operation) SubOp() string {
+	_, sub, _ := strings.Cut(o.Name, ":")
+	return sub
+}
+
+// opMeta is the part of asset metadata that makes it an operation.
+type opMeta struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Operation   *struct {
+		Adapter      string          `json:"adapter"`
+		Input        json.RawMessage `json:"input"`
+		Output       json.RawMessage `json:"output"`
+		SecretFields []string        `json:"secretFields"`
+		ToolName     string          `json:"toolName"`
+	} `json:"operation"`
+}
+
+// ParseOperation reads asset metadata as an operation found at path.
+// Returns EINVALID if the metadata has no "operation" object or no adapter.
+func ParseOperation(path string, meta []byte) (*Operation, error) {
+	var m opMeta
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return nil, Errorf(EINVALID, "Operation metadata at %s is not a JSON object: %v", path, err)
+	}
+	if m.Operation == nil {
+		return nil, Errorf(EINVALID, "Asset is not an operation: %s (its metadata has no 'operation' object)", path)
+	}
+	if m.Operation.Adapter == "" {
+		return nil, Errorf(EINVALID, "Metadata must contain operation.adapter field (at %s)", path)
+	}
+	id, err := AssetIDOf(meta)
+	if err != nil {
+		return nil, err
+	}
+	family, _, _ := strings.Cut(m.Operation.Adapter, ":")
+	return &Operation{
+		Path: path, Name: m.Operation.Adapter, Title: m.Name, Description: m.Description,
+		Adapter: family, Input: m.Operation.Input, Output: m.Operation.Output,
+		SecretFields: m.Operation.SecretFields, ToolName: m.Operation.ToolName,
+		Asset: id, Meta: meta,
+	}, nil
+}

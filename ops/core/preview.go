@@ -1,0 +1,294 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gridvenue/venue/ops/internal/jsonv"
+)
+
+// renderer writes the annotated JSON5-style preview core:inspect returns:
+// the value's own syntax (so its types show), object keys unquoted where
+// JSON5 allows, and each cut marked with '…' and a /* comment */ counting
+// what was left out:
+//
+//	{name: "Ada", tags: ["x", … /* 9 more */], bio: "Lorem ipsu…" /* 2345 chars */, address: {… /* 4 keys */}, … /* 3 more */}
+//
+// Budgets are soft. A value that fits is shown whole. Otherwise an object
+// divides its budget fairly among its keys, and an array gives its first
+// element all it can and shows further elements only whole; rendering stops
+// at the first member that does not fit. A value that cannot fit at all is still summarised ({…}, […],
+// "…"), so a preview may exceed a very small budget by a few bytes.
+type renderer struct {
+	compact bool // no spaces after ':' and ','
+}
+
+func (r renderer) colon() string { return r.pick(": ", ":") }
+func (r renderer) comma() string { return r.pick(", ", ",") }
+
+func (r renderer) pick(spaced, compact string) string {
+	if r.compact {
+		return compact
+	}
+	return spaced
+}
+
+// note is an annotation: " /* text */".
+func (r renderer) note(text string) string {
+	return r.pick(" /* "+text+" */", "/*"+text+"*/")
+}
+
+// value renders v in about budget bytes.
+func (r renderer) value(v any, budget int) string {
+	budget = max(budget, 0)
+	if s, ok := r.whole(v, budget); ok {
+		return s
+	}
+	switch v := v.(type) {
+	case string:
+		return r.str(v, budget)
+	case []any:
+		return r.array(v, budget)
+	case *jsonv.Object:
+		return r.object(v, budget)
+	}
+	return string(jsonv.Append(nil, v))
+}
+
+// whole renders all of v if that takes at most limit bytes. It gives up
+// as soon as it passes the limit, so trying costs at most limit bytes of
+// work however large v is.
+func (r renderer) whole(v any, limit int) (string, bool) {
+	b := r.appendWhole(make([]byte, 0, max(0, min(limit, 1024))), v, limit)
+	return string(b), len(b) <= limit
+}
+
+func (r renderer) appendWhole(b []byte, v any, limit int) []byte {
+	switch v := v.(type) {
+	case []any:
+		b = append(b, '[')
+		for i, e := range v {
+			if len(b) > limit {
+				return b
+			}
+			if i > 0 {
+				b = append(b, r.comma()...)
+			}
+			b = r.appendWhole(b, e, limit)
+		}
+		return append(b, ']')
+	case *jsonv.Object:
+		b = append(b, '{')
+		for i, k := range v.Keys() {
+			if len(b) > limit {
+				return b
+			}
+			if i > 0 {
+				b = append(b, r.comma()...)
+			}
+			e, _ := v.Get(k)
+			b = r.appendWhole(append(append(b, key(k)...), r.colon()...), e, limit)
+		}
+		return append(b, '}')
+	case string:
+		if len(b)+len(v) > limit {
+			// Over the limit, which is all the caller needs to know: copy
+			// no more of a long string than it takes to pass it.
+			return append(b, v[:max(1, limit-len(b)+1)]...)
+		}
+	}
+	return jsonv.Append(b, v)
+}
+
+// str quotes s, cutting it to fit and noting its full length.
+func (r renderer) str(s string, budget int) string {
+	q := string(jsonv.AppendString(nil, s))
+	if len(q) <= budget || len(q) <= len(`"…"`) {
+		return q
+	}
+	note := r.note(fmt.Sprintf("%d chars", utf8.RuneCountInString(s)))
+	if keep := budget - len(note) - len(`"…"`); keep > 0 {
+		return string(jsonv.AppendString(nil, prefix(s, keep)+"…")) + note
+	}
+	return `"…"`
+}
+
+// prefix returns at most n bytes of s, cut at a rune boundary.
+func prefix(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// array shows its first element as fully as the budget allows and the
+// next ones only whole: one element in detail says more about a list than
+// many summaries do.
+func (r renderer) array(a []any, budget int) string {
+	return r.members("[", "]", len(a), budget, true, func(i, avail int) string {
+		if i == 0 {
+			return r.value(a[i], avail)
+		}
+		s, ok := r.whole(a[i], avail)
+		if !ok {
+			return ""
+		}
+		return s
+	})
+}
+
+// object gives every key a fair share of the budget (max-min fair: keys
+// whose values are small get all they need, the rest split what is left),
+// since its keys are its shape. It first tries to show every key, then
+// keeps room to note the keys it has to leave out.
+func (r renderer) object(o *jsonv.Object, budget int) string {
+	keys := o.Keys()
+	labels := make([]string, len(keys))
+	want := make([]int, max(0, min(len(keys), budget/minMember+1)))
+	for i := range keys {
+		labels[i] = key(keys[i]) + r.colon()
+	}
+	for i := range want {
+		v, _ := o.Get(keys[i])
+		s, _ := r.whole(v, budget)
+		want[i] = len(labels[i]) + len(s)
+	}
+	overhead := len("{}") + (len(want)-1)*len(r.comma())
+	for _, cut := range []bool{false, true} {
+		if cut {
+			overhead += len(r.cut(len(keys)))
+		}
+		shares := fairShares(want, budget-overhead)
+		s := r.members("{", "}", len(keys), budget, cut, func(i, avail int) string {
+			share := 0
+			if i < len(shares) {
+				// What earlier members left unused goes to this one.
+				later := shares.from(i+1) + (len(shares)-1-i)*len(r.comma())
+				share = max(shares[i], avail-later)
+			}
+			v, _ := o.Get(keys[i])
+			return labels[i] + r.value(v, min(share, avail)-len(labels[i]))
+		})
+		if s != "" {
+			return s
+		}
+	}
+	return "{…}" // not reached: members with cut always renders
+}
+
+// minMember is the fewest bytes a shown member takes ("k: 1, "); members
+// past budget/minMember cannot be shown and are not measured.
+const minMember = 4
+
+// shareList is a division of a budget among the first members of a value.
+type shareList []int
+
+// from returns the sum of the shares of members i and later.
+func (s shareList) from(i int) int {
+	sum := 0
+	for _, n := range s[i:] {
+		sum += n
+	}
+	return sum
+}
+
+// fairShares divides total among members wanting want[i] bytes, max-min
+// fairly: in order of want, each member gets what it wants or an equal
+// part of what is left, whichever is less.
+func fairShares(want []int, total int) shareList {
+	order := make([]int, len(want))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return want[a] - want[b] })
+	shares := make(shareList, len(want))
+	left := max(total, 0)
+	for n, i := range order {
+		shares[i] = min(want[i], left/(len(want)-n))
+		left -= shares[i]
+	}
+	return shares
+}
+
+// members renders n members between open and close; member(i, avail)
+// renders member i in at most about avail bytes, what is left once the
+// members before it, a separator and (if cut) room to note a cut are paid
+// for, or returns "" to stop. With cut it stops at the first member that
+// does not fit and notes how many were left out; without, a member that
+// does not fit makes the whole rendering fail with "".
+func (r renderer) members(open, close string, n, budget int, cut bool, member func(i, avail int) string) string {
+	if n == 0 {
+		return open + close
+	}
+	var b strings.Builder
+	b.WriteString(open)
+	for i := range n {
+		rest := n - i
+		reserve := len(close)
+		if cut && rest > 1 {
+			reserve += len(r.comma()) + len(r.cut(rest-1))
+		}
+		sep := ""
+		if i > 0 {
+			sep = r.comma()
+		}
+		avail := budget - b.Len() - reserve - len(sep)
+		piece := member(i, avail)
+		switch {
+		case (piece == "" || len(piece) > avail) && !cut:
+			return ""
+		case piece == "" || len(piece) > avail && (i > 0 || rest > 1):
+			return r.cutAt(&b, i, rest, open, close, budget)
+		}
+		b.WriteString(sep + piece)
+	}
+	return b.String() + close
+}
+
+// cutAt ends a rendering after i members, noting the rest left out; with
+// no member shown it summarises the whole value.
+func (r renderer) cutAt(b *strings.Builder, i, rest int, open, close string, budget int) string {
+	if i == 0 {
+		unit := map[string]string{"{": "keys", "[": "items"}[open]
+		full := open + "…" + r.note(fmt.Sprintf("%d %s", rest, unit)) + close
+		if len(full) <= budget {
+			return full
+		}
+		return open + "…" + close
+	}
+	return b.String() + r.comma() + r.cut(rest) + close
+}
+
+// cut is the marker for rest members left out: "… /* 8 more */".
+func (r renderer) cut(rest int) string {
+	return "…" + r.note(fmt.Sprintf("%d more", rest))
+}
+
+// key writes an object key as JSON5 does: bare when it is an identifier.
+func key(k string) string {
+	if isIdent(k) {
+		return k
+	}
+	return string(jsonv.AppendString(nil, k))
+}
+
+func isIdent(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i, c := range k {
+		letter := c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,126 @@
+package ops
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestGuest_Schema(t *testing.T) {
+	runCases(t, []guestCase{
+		{name: "infer an object", op: "v/ops/schema/infer",
+			in: `{"value":{"name":"Ada","age":36,"score":9.5,"tags":["a","b"],"ok":true,"none":null}}`,
+			want: `{"schema":{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},` +
+				`"score":{"type":"number"},"tags":{"type":"array","items":{"type":"string"}},"ok":{"type":"boolean"},` +
+				`"none":{"type":"null"}},"required":["name","age","score","tags","ok","none"]}}`, exact: true},
+		{name: "infer merges array elements", op: "v/ops/schema/infer",
+			in: `{"value":[{"id":1,"x":"a"},{"id":2.5},1,"s"]}`,
+			want: `{"schema":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"id":{"type":"number"},` +
+				`"x":{"type":"string"}},"required":["id"]},{"type":"integer"},{"type":"string"}]}}}`, exact: true},
+		{name: "infer an empty array", op: "v/ops/schema/infer", in: `{"value":[]}`, want: `{"schema":{"type":"array"}}`},
+		{name: "infer needs a value", op: "v/ops/schema/infer", in: `{}`,
+			refused: "missing property 'value'", wantErr: "'value' is required"},
+		{name: "validate a valid value", op: "v/ops/schema/validate",
+			in:   `{"schema":{"type":"object","properties":{"a":{"type":"integer","minimum":1}},"required":["a"]},"value":{"a":2}}`,
+			want: `{"valid":true}`},
+		{name: "validate names the first violation", op: "v/ops/schema/validate",
+			in:   `{"schema":{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"}}}},"value":{"tags":["a",1]}}`,
+			want: `{"valid":false,"error":"value.tags.1: got integer, want string"}`},
+		{name: "validate a missing property", op: "v/ops/schema/validate",
+			in:   `{"schema":{"required":["a"]},"value":{}}`,
+			want: `{"valid":false,"error":"value: missing property 'a'"}`},
+		{name: "validate additionalProperties", op: "v/ops/schema/validate",
+			in:   `{"schema":{"properties":{"a":{}},"additionalProperties":false},"value":{"a":1,"b":2}}`,
+			want: `{"valid":false,"error":"value.b: property is not allowed (additionalProperties is false)"}`},
+		{name: "validate a pattern", op: "v/ops/schema/validate",
+			in:   `{"schema":{"type":"string","pattern":"^[a-z]+$"},"value":"abc1"}`,
+			want: `{"valid":false,"error":"value: \"abc1\" does not match the pattern \"^[a-z]+$\""}`},
+		{name: "validate oneOf", op: "v/ops/schema/validate",
+			in:   `{"schema":{"oneOf":[{"type":"number"},{"type":"integer"}]},"value":3}`,
+			want: `{"valid":false,"error":"value: matches 2 schemas of oneOf, want exactly one"}`},
+		{name: "validate a $ref", op: "v/ops/schema/validate",
+			in:   `{"schema":{"$defs":{"pos":{"type":"integer","exclusiveMinimum":0}},"items":{"$ref":"#/$defs/pos"}},"value":[1,0]}`,
+			want: `{"valid":false,"error":"value.1: 0 must be more than 0"}`},
+		{name: "validate enum and const", op: "v/ops/schema/validate",
+			in:   `{"schema":{"allOf":[{"enum":["a",{"x":[1,2]}]},{"const":{"x":[1,2.0]}}]},"value":{"x":[1,2]}}`,
+			want: `{"valid":true}`},
+		{name: "validate refuses unsupported keywords", op: "v/ops/schema/validate",
+			in:      `{"schema":{"if":{"type":"string"}},"value":1}`,
+			wantErr: "'schema' is not a valid JSON Schema: #/if: keyword 'if' is not supported by schema:validate"},
+		{name: "validate refuses a malformed schema", op: "v/ops/schema/validate",
+			in:      `{"schema":{"type":"text"},"value":1}`,
+			wantErr: "'schema' is not a valid JSON Schema: #/type: \"text\" is not a JSON Schema type"},
+	})
+}
+
+func TestGuest_JSON(t *testing.T) {
+	runCases(t, []guestCase{
+		{name: "merge deep, later wins, order kept", op: "v/ops/json/merge",
+			in:   `{"values":[{"b":1,"a":{"x":1,"y":2}},{"a":{"y":3,"z":4},"c":null},{"b":[1]}]}`,
+			want: `{"result":{"b":[1],"a":{"x":1,"y":3,"z":4},"c":null}}`, exact: true},
+		{name: "merge of non-objects replaces", op: "v/ops/json/merge", in: `{"values":[{"a":1},"s",2]}`, want: `{"result":2}`},
+		{name: "merge of nothing", op: "v/ops/json/merge", in: `{"values":[]}`, want: `{"result":null}`},
+		{name: "merge needs values", op: "v/ops/json/merge", in: `{"values":{}}`,
+			refused: "input.values: got object, want array", wantErr: "'values' must be an array of values to merge"},
+		{name: "select a case", op: "v/ops/json/select", in: `{"key":"b","cases":{"a":1,"b":{"x":2}},"default":0}`,
+			want: `{"result":{"x":2}}`},
+		{name: "select by a number", op: "v/ops/json/select", in: `{"key":2,"cases":{"2":"two"}}`, want: `{"result":"two"}`},
+		{name: "select the default", op: "v/ops/json/select", in: `{"key":"z","cases":{"a":1},"default":"d"}`, want: `{"result":"d"}`},
+		{name: "select without a default", op: "v/ops/json/select", in: `{"key":"z","cases":{"a":1}}`, want: `{"result":null}`},
+		{name: "assoc creates objects", op: "v/ops/json/assoc", in: `{"target":{"a":{"k":1}},"path":"a/b/c","value":5}`,
+			want: `{"result":{"a":{"k":1,"b":{"c":5}}}}`, exact: true},
+		{name: "assoc by array path into an array", op: "v/ops/json/assoc", in: `{"target":{"l":[1,2]},"path":["l",2],"value":3}`,
+			want: `{"result":{"l":[1,2,3]}}`},
+		{name: "assoc on nothing", op: "v/ops/json/assoc", in: `{"path":"a","value":true}`, want: `{"result":{"a":true}}`},
+		{name: "assoc into a scalar fails", op: "v/ops/json/assoc", in: `{"target":{"a":1},"path":"a/b","value":2}`,
+			wantErr: "cannot set 'b' inside an integer"},
+		{name: "cond picks the first truthy", op: "v/ops/json/cond",
+			in:   `{"cases":[{"if":0,"then":"zero"},{"if":[],"then":"empty"},{"if":"yes","then":"first"},{"if":true,"then":"second"}],"default":"d"}`,
+			want: `{"result":"first"}`},
+		{name: "cond falls back to the default", op: "v/ops/json/cond",
+			in: `{"cases":[{"if":null,"then":1},{"if":{},"then":2},{"if":"","then":3},{"then":4}],"default":"d"}`, want: `{"result":"d"}`},
+	})
+}
+
+func TestGuest_HTTP(t *testing.T) {
+	response := `{"status":200,"headers":{"content-length":"11","content-type":"application/json"},"body":"{\"ok\":true}","url":"{web}/x"}`
+	runCases(t, []guestCase{
+		{name: "get", secrets: map[string]string{"TOKEN": "tok-get"}, op: "v/ops/http/get",
+			in:       `{"url":"{web}/x","headers":{"Accept":"application/json"},"queryParams":{"page":2,"all":true,"q":"a b"},"bearerSecret":"s/TOKEN","timeoutMs":5000}`,
+			want:     strings.Replace(response, "/x", "/x?all=true&page=2&q=a+b", 1),
+			wantSent: `{"method":"GET","uri":"/x?all=true&page=2&q=a+b","headers":{"Accept":"application/json","Authorization":"Bearer tok-get"},"body":""}`},
+		{name: "get drops a body", op: "v/ops/http/get", in: `{"url":"{web}/x","body":{"a":1}}`,
+			want: response, wantSent: `{"method":"GET","uri":"/x","headers":{},"body":""}`},
+		{name: "post sends JSON", secrets: map[string]string{"AUTH": "Basic dXNlcg=="}, op: "v/ops/http/post",
+			in:       `{"url":"{web}/x","body":{"a":[1,2]},"secretHeaders":{"Authorization":"s/AUTH"}}`,
+			want:     response,
+			wantSent: `{"method":"POST","uri":"/x","headers":{"Authorization":"Basic dXNlcg==","Content-Type":"application/json"},"body":"{\"a\":[1,2]}"}`},
+		{name: "post with another method", op: "v/ops/http/post", in: `{"url":"{web}/x","method":"patch","body":"text"}`,
+			want:     response,
+			wantSent: `{"method":"PATCH","uri":"/x","headers":{"Content-Type":"text/plain; charset=utf-8"},"body":"text"}`},
+		{name: "post refuses GET", op: "v/ops/http/post", in: `{"url":"{web}/x","method":"GET"}`,
+			wantErr: "Unsupported HTTP method: GET", wantSent: noRequest},
+		{name: "url is required", op: "v/ops/http/get", in: `{}`,
+			refused: "missing property 'url'", wantErr: "'url' is required", wantSent: noRequest},
+		{name: "a header must be a scalar", op: "v/ops/http/get", in: `{"url":"{web}/x","headers":{"X":{"a":1}}}`,
+			refused: "input.headers.X: got object", wantErr: "'headers.X' must be a string, number or boolean", wantSent: noRequest},
+		{name: "the host's refusal is the error", op: "v/ops/http/get", in: `{"url":"http://10.0.0.1/"}`,
+			wantErr: "URL targets a private/internal address: 10.0.0.1 (resolved to 10.0.0.1). Add to allowList if this is intentional."},
+	})
+}
+
+func TestGuest_Secret(t *testing.T) {
+	runCases(t, []guestCase{
+		{name: "set by name", op: "v/ops/secret/set", in: `{"name":"GITHUB_TOKEN","value":"ghp_x"}`,
+			want: `{"name":"GITHUB_TOKEN","stored":true}`, wantSecrets: map[string]string{"GITHUB_TOKEN": "ghp_x"}},
+		{name: "set by key", op: "v/ops/secret/set", in: `{"key":"K","value":"v-key"}`,
+			want: `{"name":"K","stored":true}`, wantSecrets: map[string]string{"K": "v-key"}},
+		{name: "the venue refuses an empty value", op: "v/ops/secret/set", in: `{"key":"EMPTY","value":""}`,
+			wantErr: `secret.set: "value" is required`},
+		{name: "name or key is required", op: "v/ops/secret/set", in: `{"value":"v"}`,
+			wantErr: "'name' (or 'key') is required: the secret's name"},
+		{name: "value is required", op: "v/ops/secret/set", in: `{"name":"K"}`,
+			refused: "missing property 'value'", wantErr: "'value' is required"},
+		{name: "name and key must agree", op: "v/ops/secret/set", in: `{"name":"A","key":"B","value":"v"}`,
+			wantErr: "secret:set got both 'name' (A) and 'key' (B): give one"},
+	})
+}

@@ -1,0 +1,42 @@
+package secret
+
+import (
+	"encoding/json"
+
+	"github.com/gridvenue/venue/ops/internal/input"
+	"github.com/gridvenue/venue/wasm/guest"
+)
+
+func init() {
+	guest.Register("secret:set", set)
+}
+
+// set stores a secret. The spec names its field "key", the reference venue
+// and its SDKs "name"; both are accepted.
+func set(in json.RawMessage) (any, error) {
+	var p struct {
+		Name  string  `json:"name"`
+		Key   string  `json:"key"`
+		Value *string `json:"value"`
+	}
+	if err := input.Decode("secret:set", in, &p); err != nil {
+		return nil, err
+	}
+	name := p.Name
+	if name == "" {
+		name = p.Key
+	}
+	switch {
+	case name == "":
+		return nil, guest.Errorf("'name' (or 'key') is required: the secret's name")
+	case p.Name != "" && p.Key != "" && p.Name != p.Key:
+		return nil, guest.Errorf("secret:set got both 'name' (%s) and 'key' (%s): give one", p.Name, p.Key)
+	case p.Value == nil:
+		return nil, input.Required("value")
+	}
+	var out json.RawMessage
+	if err := guest.Call("secret.set", map[string]string{"name": name, "value": *p.Value}, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

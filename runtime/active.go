@@ -1,0 +1,156 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// job is a job this node is running or ran moments ago. Its record in memory
+// is the newest state; the store catches up through the writer. It leaves
+// the active set once a terminal record is durable.
+type job struct {
+	id      venue.JobID
+	caller  venue.Caller
+	op      *venue.Operation
+	input   json.RawMessage // as given, unmasked: needed to resume
+	mask    *masker
+	errCode string // code of the error that failed the job, for Run
+
+	mu     sync.Mutex
+	rec    *venue.Job
+	last   *ticket // durability of rec
+	run    int     // which execution is current; bumped on resume
+	cancel context.CancelCauseFunc
+	done   chan struct{} // closed when rec turns terminal
+	inbox  chan struct{} // a message was queued for the job
+}
+
+// Causes with which an execution's context is cancelled.
+var (
+	errCancelled = errors.New("job cancelled")
+	errPaused    = errors.New("job paused")
+	errShutdown  = errors.New("venue shutting down")
+)
+
+// activeJobs indexes the jobs this node runs.
+type activeJobs struct {
+	mu sync.RWMutex
+	m  map[venue.JobID]*job
+}
+
+func (a *activeJobs) init() { a.m = map[venue.JobID]*job{} }
+
+func (a *activeJobs) get(id venue.JobID) *job {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.m[id]
+}
+
+func (a *activeJobs) put(j *job) {
+	a.mu.Lock()
+	a.m[j.id] = j
+	a.mu.Unlock()
+}
+
+// drop removes j if it is still the entry for its id.
+func (a *activeJobs) drop(j *job) {
+	a.mu.Lock()
+	if a.m[j.id] == j {
+		delete(a.m, j.id)
+	}
+	a.mu.Unlock()
+}
+
+func (a *activeJobs) cancelAll() {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	for _, j := range a.m {
+		j.mu.Lock()
+		if j.cancel != nil {
+			j.cancel(errShutdown)
+		}
+		j.mu.Unlock()
+	}
+}
+
+// snapshot returns the current record.
+func (j *job) snapshot() *venue.Job {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.rec
+}
+
+// transit moves j to status s, letting edit fill in the new record, and
+// queues the record for writing. Call with j.mu held. Returns ECONFLICT if
+// the current record is terminal.
+func (e *Engine) transit(j *job, s venue.JobStatus, edit func(*venue.Job)) (*venue.Job, error) {
+	return e.transitAs(j, s, edit, false)
+}
+
+// transitAs is transit with a choice of a lazy write (see writer).
+func (e *Engine) transitAs(j *job, s venue.JobStatus, edit func(*venue.Job), lazy bool) (*venue.Job, error) {
+	cur := j.rec
+	if cur.Status.Terminal() {
+		return cur, venue.Errorf(venue.ECONFLICT, "Job is in terminal state: %s", j.id)
+	}
+	n := cur.Next(s, e.ms())
+	if edit != nil {
+		edit(n)
+	}
+	j.mask.apply(n)
+	j.rec = n
+	j.last = e.writer.put(n, lazy)
+	if s.Terminal() {
+		e.ended(j)
+	}
+	e.hub.publish(n)
+	return n, nil
+}
+
+// ended marks j finished: its done channel closes, and the writer stops
+// counting on a row from it. Call once, with j.mu held.
+func (e *Engine) ended(j *job) {
+	close(j.done)
+	e.unfinished.Add(-1)
+}
+
+// flushed runs after each group commit. Terminal jobs whose record is now
+// durable leave the active set; a row that was not applied means another
+// node changed the job first, so this node adopts the stored record.
+func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
+	if err != nil {
+		e.log.Error("write job records", "count", len(rows), "err", err)
+		return
+	}
+	for i, r := range rows {
+		j := e.jobs.get(r.ID)
+		if j == nil {
+			continue
+		}
+		if !applied[i] {
+			e.adopt(j)
+			continue
+		}
+		if r.Status.Terminal() {
+			e.jobs.drop(j)
+		}
+	}
+}
+
+func rowOf(j *venue.Job) JobRow {
+	return JobRow{ID: j.ID, Owner: j.Caller, Status: j.Status, Version: j.Version,
+		Created: j.Created, Updated: j.Updated, Record: j.AppendJSON(make([]byte, 0, 384+len(j.Input)+2*len(j.Output)))}
+}
+
+func decodeRow(r JobRow) (*venue.Job, error) {
+	var j venue.Job
+	if err := json.Unmarshal(r.Record, &j); err != nil {
+		return nil, err
+	}
+	j.Version = r.Version
+	return &j, nil
+}

@@ -1,0 +1,198 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// RegisterAsset stores asset metadata for the caller and returns its id, the
+// hash of its canonical form. Registering the same metadata again (in any
+// formatting) returns the same id and keeps the first text.
+// Returns EINVALID if meta is not a JSON object or its content object is
+// malformed, ETOOLARGE if it exceeds MaxMetaSize.
+func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return venue.AssetID{}, err
+	}
+	if len(meta) > e.cfg.MaxMetaSize {
+		return venue.AssetID{}, venue.Errorf(venue.ETOOLARGE, "Asset metadata is %d bytes; the limit is %d", len(meta), e.cfg.MaxMetaSize)
+	}
+	id, err := venue.AssetIDOf(meta)
+	if err != nil {
+		return id, venue.Errorf(venue.EINVALID, "Unable to parse asset metadata: %s", venue.ErrorMessage(err))
+	}
+	if _, err := contentOf(meta, id); err != nil && !errors.Is(err, errNoContent) {
+		return id, err
+	}
+	if err := e.checkOperationMeta(id, meta); err != nil {
+		return id, err
+	}
+	if _, err := e.store.PutAsset(ctx, id, c.DID, bytes.TrimSpace(meta), e.ms()); err != nil {
+		return id, err
+	}
+	e.touchUser(ctx, c.DID)
+	return id, nil
+}
+
+// Asset returns the metadata as registered. Returns ENOTFOUND if unknown.
+func (e *Engine) Asset(ctx context.Context, id venue.AssetID) ([]byte, error) {
+	meta, err := e.store.Asset(ctx, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s", id)
+	}
+	return meta, err
+}
+
+// Assets lists asset ids in id order with the total. limit < 0 means all.
+func (e *Engine) Assets(ctx context.Context, offset, limit int) ([]venue.AssetID, int, error) {
+	return e.store.ListAssets(ctx, offset, limit)
+}
+
+// AssetContent describes the content of an asset, ready to stream.
+type AssetContent struct {
+	Body        io.ReadCloser
+	Size        int64
+	ContentType string
+	FileName    string
+}
+
+// Content opens an asset's content. The caller closes Body.
+// Returns ENOTFOUND if the asset, its content object or its content is missing.
+func (e *Engine) Content(ctx context.Context, id venue.AssetID) (*AssetContent, error) {
+	meta, err := e.Asset(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ci, err := contentOf(meta, id)
+	if errors.Is(err, errNoContent) {
+		return nil, venue.Errorf(venue.ENOTFOUND, "Asset metadata does not specify any content object: %s", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, size, err := e.store.Content(ctx, ci.sha)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, venue.Errorf(venue.ENOTFOUND, "Asset did not have any content available: %s", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &AssetContent{Body: body, Size: size, ContentType: ci.contentType, FileName: ci.fileName}, nil
+}
+
+// PutContent streams r into the asset's content, hashing as it goes, and
+// keeps it only if the SHA-256 equals the metadata's content.sha256.
+// Returns the hash as "0x" and hex. Returns ENOTFOUND for an unknown asset,
+// EINVALID when the metadata has no content hash or the hash differs,
+// ETOOLARGE past MaxContentSize; in every failure nothing is stored.
+func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) (string, error) {
+	meta, err := e.Asset(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	ci, err := contentOf(meta, id)
+	if errors.Is(err, errNoContent) {
+		return "", venue.Errorf(venue.EINVALID, "Metadata does not have content object specified: add content.sha256 to asset %s", id)
+	}
+	if err != nil {
+		return "", err
+	}
+	up, err := e.store.NewContent(ctx, ci.sha)
+	if err != nil {
+		return "", err
+	}
+	var w io.Writer = up
+	checker := e.checkedAdapter(meta)
+	tee := &moduleTee{limit: DefaultMaxModuleSize}
+	if checker != nil {
+		w = io.MultiWriter(up, tee)
+	}
+	sum, err := e.copyHashed(w, r)
+	if err == nil && sum != ci.sha {
+		err = venue.Errorf(venue.EINVALID, "Cannot PUT asset content: Content hash mismatch. Expected: %x, got: %x", ci.sha, sum)
+	}
+	if err == nil && checker != nil {
+		err = checker.CheckModule(ctx, tee.buf.Bytes())
+	}
+	if err != nil {
+		up.Abort(context.WithoutCancel(ctx))
+		return "", err
+	}
+	if err := up.Commit(ctx); err != nil {
+		return "", err
+	}
+	return "0x" + hex.EncodeToString(sum[:]), nil
+}
+
+// copyHashed copies r into w, at most MaxContentSize bytes, and returns the
+// SHA-256 of what was read.
+func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {
+	h := sha256.New()
+	limit := e.cfg.MaxContentSize
+	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, limit+1))
+	var sum [32]byte
+	if err != nil {
+		var ve *venue.Error
+		if errors.As(err, &ve) {
+			return sum, err
+		}
+		return sum, venue.Errorf(venue.EINVALID, "Cannot PUT asset content: reading the body failed after %d bytes: %v", n, err)
+	}
+	if n > limit {
+		return sum, venue.Errorf(venue.ETOOLARGE, "Cannot PUT asset content: Content exceeds maximum size of %d bytes", limit)
+	}
+	copy(sum[:], h.Sum(nil))
+	return sum, nil
+}
+
+var errNoContent = errors.New("no content object")
+
+type contentInfo struct {
+	sha         [32]byte
+	contentType string
+	fileName    string
+}
+
+// contentOf reads the content object of asset metadata.
+func contentOf(meta []byte, id venue.AssetID) (contentInfo, error) {
+	var m struct {
+		Content *struct {
+			SHA256      any `json:"sha256"`
+			ContentType any `json:"contentType"`
+			FileName    any `json:"fileName"`
+		} `json:"content"`
+	}
+	var ci contentInfo
+	if json.Unmarshal(meta, &m) != nil || m.Content == nil {
+		return ci, errNoContent
+	}
+	hash, _ := m.Content.SHA256.(string)
+	raw, err := hex.DecodeString(strings.TrimPrefix(hash, "0x"))
+	if err != nil || len(raw) != 32 {
+		return ci, venue.Errorf(venue.EINVALID, "Metadata does not have valid content hash: content.sha256 must be 64 hex digits (asset %s)", id)
+	}
+	copy(ci.sha[:], raw)
+	ct, isString := m.Content.ContentType.(string)
+	if m.Content.ContentType != nil && !isString {
+		return ci, venue.Errorf(venue.EINVALID, "content.contentType must be a string such as \"application/json\" (asset %s)", id)
+	}
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	if _, _, err := mime.ParseMediaType(ct); err != nil {
+		return ci, venue.Errorf(venue.EINVALID, "content.contentType %q is not a media type such as \"text/plain\" (asset %s)", ct, id)
+	}
+	ci.contentType = ct
+	ci.fileName, _ = m.Content.FileName.(string)
+	return ci, nil
+}

@@ -1,0 +1,100 @@
+package runtime_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+func artifactMeta(content []byte) string {
+	sum := sha256.Sum256(content)
+	return fmt.Sprintf(`{"name": "greeting", "content": {"contentType": "text/plain", "sha256": "%s"}}`, hex.EncodeToString(sum[:]))
+}
+
+func TestEngine_AssetMetadata(t *testing.T) {
+	h := mustEngine(t)
+	meta := `{"name": "x",   "description": "spaced  out"}`
+	id, err := h.RegisterAsset(h.alice, []byte(meta))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("metadata comes back byte for byte", func(t *testing.T) {
+		got, err := h.Asset(h.alice, id)
+		if err != nil || string(got) != meta {
+			t.Fatalf("got %q %v", got, err)
+		}
+	})
+	t.Run("the id ignores formatting", func(t *testing.T) {
+		again, err := h.RegisterAsset(h.bob, []byte(`{"description":"spaced  out","name":"x"}`))
+		if err != nil || again != id {
+			t.Fatalf("id %s, want %s (%v)", again, id, err)
+		}
+	})
+	t.Run("bad metadata is refused", func(t *testing.T) {
+		for _, bad := range []string{`[1]`, `"s"`, `{"a":`, ``, `{"content": {"sha256": "xyz"}}`, `{"content": {"sha256": "` + strings.Repeat("a", 64) + `", "contentType": 5}}`} {
+			_, err := h.RegisterAsset(h.alice, []byte(bad))
+			wantCode(t, err, venue.EINVALID)
+		}
+	})
+	t.Run("unknown ids are not found", func(t *testing.T) {
+		_, err := h.Asset(h.alice, venue.AssetID{9})
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+}
+
+func TestEngine_AssetContent(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.MaxContentSize = 1 << 20 })
+	content := bytes.Repeat([]byte("hello venue\n"), 50_000) // 600 kB, several chunks
+	id, err := h.RegisterAsset(h.alice, []byte(artifactMeta(content)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("no content before upload", func(t *testing.T) {
+		_, err := h.Content(h.alice, id)
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+	t.Run("a hash mismatch stores nothing", func(t *testing.T) {
+		_, err := h.PutContent(h.alice, id, bytes.NewReader(content[1:]))
+		wantCode(t, err, venue.EINVALID)
+		if !strings.Contains(err.Error(), "Content hash mismatch") {
+			t.Fatal(err)
+		}
+		_, err = h.Content(h.alice, id)
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+	t.Run("matching content round-trips", func(t *testing.T) {
+		sum, err := h.PutContent(h.alice, id, bytes.NewReader(content))
+		if err != nil || !strings.HasPrefix(sum, "0x") {
+			t.Fatalf("put: %s %v", sum, err)
+		}
+		c, err := h.Content(h.alice, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Body.Close()
+		got, _ := io.ReadAll(c.Body)
+		if !bytes.Equal(got, content) || c.Size != int64(len(content)) || c.ContentType != "text/plain" {
+			t.Fatalf("got %d bytes, %s", len(got), c.ContentType)
+		}
+	})
+	t.Run("content past the limit is refused", func(t *testing.T) {
+		big := make([]byte, 1<<20+1)
+		bigID, _ := h.RegisterAsset(h.alice, []byte(artifactMeta(big)))
+		_, err := h.PutContent(h.alice, bigID, bytes.NewReader(big))
+		wantCode(t, err, venue.ETOOLARGE)
+	})
+	t.Run("metadata without content cannot take content", func(t *testing.T) {
+		plain, _ := h.RegisterAsset(h.alice, []byte(`{"name":"plain"}`))
+		_, err := h.PutContent(h.alice, plain, strings.NewReader("x"))
+		wantCode(t, err, venue.EINVALID)
+		_, err = h.Content(h.alice, plain)
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+}

@@ -1,0 +1,188 @@
+package runtime
+
+import (
+	"context"
+	"encoding/hex"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime/outbound"
+)
+
+// Config tunes the engine. A zero value means the documented default.
+type Config struct {
+	BaseURL        string            // public base URL; default http://127.0.0.1:8080
+	Name           string            // venue name; default "Venue"
+	Version        string            // venue version reported by status; default "0.5.0"
+	Seed           []byte            // Ed25519 seed; default: kept in the store
+	Workers        int               // jobs executing at once; default 64
+	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
+	MaxWait        time.Duration     // longest invoke wait; default 120 s
+	MaxContentSize int64             // largest asset content; default 1 GiB
+	MaxMetaSize    int               // largest asset metadata; default 1 MiB
+	MaxOutputSize  int               // largest operation output; default 16 MiB
+	MaxValueSize   int               // largest lattice value; default 4 MiB
+	Flushers       int               // concurrent job-record flushes; default 1
+	Catalog        []CatalogEntry    // the venue's own operations
+	Names          map[string]string // registered operation names → references
+	SingleNode     bool              // the store has no other process: fail jobs a previous run left unfinished
+	Outbound       outbound.Policy   // where operations' HTTP requests may go
+}
+
+func (c *Config) setDefaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if c.BaseURL == "" {
+		c.BaseURL = "http://127.0.0.1:8080"
+	}
+	if c.Name == "" {
+		c.Name = "Venue"
+	}
+	if c.Version == "" {
+		c.Version = "0.5.0"
+	}
+	def(&c.Workers, 64)
+	def(&c.MaxMetaSize, 1<<20)
+	def(&c.MaxOutputSize, 16<<20)
+	def(&c.Flushers, 1)
+	if c.JobTimeout <= 0 {
+		c.JobTimeout = 10 * time.Minute
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 120 * time.Second
+	}
+	if c.MaxContentSize <= 0 {
+		c.MaxContentSize = 1 << 30
+	}
+}
+
+// Deps are the engine's collaborators.
+type Deps struct {
+	Store     Store
+	Executors map[string]Executor      // by adapter family, e.g. "core", "wasm", "test"
+	Checkers  map[string]ModuleChecker // by adapter, for uploaded operation code, e.g. "wasm"
+	Logger    *slog.Logger             // nil discards
+	Now       func() time.Time         // nil means time.Now
+}
+
+// Engine runs the venue. It is safe for concurrent use.
+type Engine struct {
+	cfg        Config
+	store      Store
+	execs      map[string]Executor
+	checkers   map[string]ModuleChecker
+	log        *slog.Logger
+	now        func() time.Time
+	id         Identity
+	cat        *catalog
+	ids        idGen
+	pool       pool
+	writer     *writer
+	hub        hub
+	jobs       activeJobs
+	keys       sync.Map // owner DID → cipher.AEAD
+	users      sync.Map // DIDs known to be recorded
+	schemas    schemaCache
+	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
+	started    time.Time
+	stop       context.CancelFunc
+	http       *outbound.Client
+}
+
+// New builds an engine over deps.Store, loading or creating the venue key,
+// and starts its background work. Close stops it.
+func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
+	cfg.setDefaults()
+	e := &Engine{cfg: cfg, store: deps.Store, execs: deps.Executors, checkers: deps.Checkers, log: deps.Logger, now: deps.Now}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	e.ids.now, e.started = e.now, e.now()
+	id, err := loadIdentity(ctx, deps.Store, cfg.Seed, cfg.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	e.id = id
+	info := map[string]any{"did": id.DID, "name": cfg.Name, "version": cfg.Version,
+		"url": id.BaseURL, "started": e.started.UnixMilli()}
+	if e.cat, err = newCatalog(cfg.Catalog, info); err != nil {
+		return nil, err
+	}
+	if err := e.checkNames(); err != nil {
+		return nil, err
+	}
+	e.pool = newPool(cfg.Workers)
+	e.http = outbound.New(cfg.Outbound)
+	e.jobs.init()
+	bg, stop := context.WithCancel(context.Background())
+	e.stop = stop
+	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
+	if err := e.recover(ctx); err != nil {
+		stop()
+		e.writer.close()
+		return nil, err
+	}
+	if n, ok := deps.Store.(Notifier); ok {
+		if err := n.ListenJobs(bg, e.onNote); err != nil {
+			stop()
+			e.writer.close()
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Close stops accepting work, cancels running jobs and writes out every
+// record still buffered. It does not close the store.
+func (e *Engine) Close() error {
+	e.stop()
+	e.jobs.cancelAll()
+	return e.writer.close()
+}
+
+// Identity returns the venue's key and DID.
+func (e *Engine) Identity() Identity { return e.id }
+
+// PublicCaller is the identity every anonymous caller shares.
+func (e *Engine) PublicCaller() venue.Caller {
+	return venue.Caller{DID: e.id.PublicDID(), Anonymous: true}
+}
+
+// caller returns the request's caller, or EUNAUTHORIZED if a door forgot to
+// set one: the engine never guesses who is asking.
+func (e *Engine) caller(ctx context.Context) (venue.Caller, error) {
+	c, ok := venue.CallerFrom(ctx)
+	if !ok {
+		return c, venue.Errorf(venue.EUNAUTHORIZED, "Authentication required")
+	}
+	return c, nil
+}
+
+// touchUser records a caller the first time this process sees it act.
+func (e *Engine) touchUser(ctx context.Context, did string) {
+	if _, seen := e.users.Load(did); seen {
+		return
+	}
+	if err := e.store.TouchUser(ctx, did, e.now().UnixMilli()); err != nil {
+		e.log.Warn("record user", "caller", did, "err", err)
+		return
+	}
+	e.users.Store(did, true)
+}
+
+func (e *Engine) ms() int64 { return e.now().UnixMilli() }
+
+// newHexID returns a fresh id as bare hex, for message and session ids.
+func (e *Engine) newHexID() string {
+	id := e.ids.next()
+	return hex.EncodeToString(id[:])
+}

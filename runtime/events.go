@@ -1,0 +1,117 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// hub fans job records out to local subscribers (SSE streams). Each
+// subscriber has a buffer; one that falls that far behind is dropped
+// (its channel closed) rather than slowing the job down, and its client
+// reconnects or polls.
+type hub struct {
+	mu   sync.RWMutex
+	subs map[venue.JobID]map[chan *venue.Job]struct{}
+}
+
+const subscriberBuffer = 64
+
+func (h *hub) subscribe(id venue.JobID) chan *venue.Job {
+	ch := make(chan *venue.Job, subscriberBuffer)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs == nil {
+		h.subs = map[venue.JobID]map[chan *venue.Job]struct{}{}
+	}
+	if h.subs[id] == nil {
+		h.subs[id] = map[chan *venue.Job]struct{}{}
+	}
+	h.subs[id][ch] = struct{}{}
+	return ch
+}
+
+func (h *hub) unsubscribe(id venue.JobID, ch chan *venue.Job) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.subs[id][ch]; ok {
+		delete(h.subs[id], ch)
+		close(ch)
+		if len(h.subs[id]) == 0 {
+			delete(h.subs, id)
+		}
+	}
+}
+
+func (h *hub) watched(id venue.JobID) bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	return len(h.subs[id]) > 0
+}
+
+func (h *hub) publish(j *venue.Job) {
+	h.mu.RLock()
+	subs := h.subs[j.ID]
+	var slow []chan *venue.Job
+	for ch := range subs {
+		select {
+		case ch <- j:
+		default:
+			slow = append(slow, ch)
+		}
+	}
+	h.mu.RUnlock()
+	for _, ch := range slow {
+		h.unsubscribe(j.ID, ch)
+	}
+}
+
+// Watch streams the caller's job: first its current record, then every
+// change, ending after a terminal record. The channel also closes when ctx
+// ends or the stream falls too far behind. Returns ENOTFOUND if the caller
+// has no such job.
+func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, error) {
+	ch := e.hub.subscribe(id)
+	cur, err := e.Job(ctx, id)
+	if err != nil {
+		e.hub.unsubscribe(id, ch)
+		return nil, err
+	}
+	out := make(chan *venue.Job, 1)
+	go func() {
+		defer close(out)
+		defer e.hub.unsubscribe(id, ch)
+		last := cur.Version
+		if !send(ctx, out, cur) || cur.Status.Terminal() {
+			return
+		}
+		for {
+			select {
+			case j, ok := <-ch:
+				if !ok {
+					return
+				}
+				if j.Version <= last {
+					continue
+				}
+				last = j.Version
+				if !send(ctx, out, j) || j.Status.Terminal() {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out, nil
+}
+
+func send(ctx context.Context, out chan<- *venue.Job, j *venue.Job) bool {
+	select {
+	case out <- j:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	venue "github.com/gridvenue/venue"
+)
+
+var errTimeout = errors.New("job deadline passed")
+
+// start launches the job's current run.
+func (e *Engine) start(j *job) {
+	j.mu.Lock()
+	run := j.run
+	j.mu.Unlock()
+	go e.execute(j, run)
+}
+
+// execute runs one execution of j: it waits for a worker slot, moves the job
+// to STARTED and hands it to its executor. A pause, resume or cancel bumps
+// j.run, which makes a stale execution's result count for nothing.
+func (e *Engine) execute(j *job, run int) {
+	env := &Env{e: e, j: j, run: run}
+	if e.pool.acquire(context.Background()) != nil {
+		return
+	}
+	env.held = true
+	defer env.releaseSlot()
+	ctx, ok := e.begin(j, run)
+	if !ok {
+		return
+	}
+	out, err := e.execs[j.op.Adapter].Execute(ctx, j.op, j.input, env)
+	e.finish(j, run, ctx, out, err)
+}
+
+// begin checks the run is still wanted, arms its deadline and cancel, and
+// moves a PENDING job to STARTED.
+func (e *Engine) begin(j *job, run int) (context.Context, bool) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st := j.rec.Status
+	if j.run != run || (st != venue.StatusPending && st != venue.StatusStarted) {
+		return nil, false
+	}
+	ctx, cancel := context.WithCancelCause(venue.WithCaller(context.Background(), j.caller))
+	ctx, stopTimer := context.WithTimeoutCause(ctx, e.cfg.JobTimeout, errTimeout)
+	j.cancel = func(cause error) { cancel(cause); stopTimer() }
+	if st == venue.StatusPending {
+		// Lazily: a quick job's STARTED is replaced by its outcome unwritten.
+		if _, err := e.transitAs(j, venue.StatusStarted, nil, true); err != nil {
+			return nil, false
+		}
+	}
+	return ctx, true
+}
+
+// finish records the outcome of run, unless the job moved on meanwhile
+// (paused, cancelled, resumed into a newer run).
+func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessage, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.run != run {
+		return
+	}
+	if j.cancel != nil {
+		j.cancel(nil)
+		j.cancel = nil
+	}
+	if st := j.rec.Status; st.Terminal() || st == venue.StatusPaused {
+		return
+	}
+	if err == nil {
+		out, err = e.checkOutput(out)
+	}
+	if err != nil {
+		j.errCode = venue.ErrorCode(err)
+		msg := failure(ctx, err, e.cfg.JobTimeout.String())
+		e.transit(j, outcome(err), func(n *venue.Job) { n.Error = msg })
+		return
+	}
+	out = maskFields(out, j.op.SecretFields)
+	e.transit(j, venue.StatusComplete, func(n *venue.Job) { n.Output = out })
+}
+
+// checkOutput bounds the output and compacts it, which also proves it is
+// JSON and keeps records on one line (as SSE data lines need).
+func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
+	if len(out) > e.cfg.MaxOutputSize {
+		return nil, venue.Errorf(venue.ETOOLARGE, "Output of %d bytes exceeds the venue's limit of %d bytes", len(out), e.cfg.MaxOutputSize)
+	}
+	var buf bytes.Buffer
+	if len(out) == 0 || json.Compact(&buf, out) != nil {
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
+	}
+	return buf.Bytes(), nil
+}
+
+// compactJSON compacts a message for a record (records are one line: SSE
+// sends each as one data line); a message that is not JSON becomes a string.
+func compactJSON(msg json.RawMessage) json.RawMessage {
+	var buf bytes.Buffer
+	if json.Compact(&buf, msg) != nil {
+		return venue.AppendString(nil, string(msg))
+	}
+	return buf.Bytes()
+}
+
+// outcome is the terminal status of an execution that returned err: an
+// operation refusing on policy (EFORBIDDEN) rejects the job, anything else
+// fails it.
+func outcome(err error) venue.JobStatus {
+	if venue.ErrorCode(err) == venue.EFORBIDDEN {
+		return venue.StatusRejected
+	}
+	return venue.StatusFailed
+}
+
+// failure words why an execution failed: the deadline or shutdown if that
+// is what stopped it, else what the executor said.
+func failure(ctx context.Context, err error, timeout string) string {
+	switch context.Cause(ctx) {
+	case errTimeout:
+		return fmt.Sprintf("Job timed out after %s", timeout)
+	case errShutdown:
+		return "The venue shut down while the job was running"
+	}
+	var ve *venue.Error
+	if errors.As(err, &ve) {
+		return ve.Message
+	}
+	return err.Error()
+}
+
+// releaseSlot gives the worker slot back if this execution holds one.
+func (env *Env) releaseSlot() {
+	if env.held {
+		env.held = false
+		env.e.pool.release()
+	}
+}
+
+// ask implements Env.Ask.
+func (e *Engine) ask(ctx context.Context, env *Env, status venue.JobStatus, question json.RawMessage) (json.RawMessage, error) {
+	j := env.j
+	asked := false
+	for {
+		msg, err := e.store.TakeJobMessage(ctx, j.id)
+		if err != nil {
+			return nil, err
+		}
+		if msg != nil {
+			return msg, e.answered(ctx, env, asked)
+		}
+		if !asked {
+			if err := e.moveRun(j, env.run, status, compactJSON(question)); err != nil {
+				return nil, err
+			}
+			asked = true
+			env.releaseSlot()
+		}
+		select {
+		case <-j.inbox:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+	}
+}
+
+// answered takes a worker slot back and returns the job to STARTED.
+func (e *Engine) answered(ctx context.Context, env *Env, asked bool) error {
+	if !asked {
+		return nil
+	}
+	if err := e.pool.acquire(ctx); err != nil {
+		return err
+	}
+	env.held = true
+	return e.moveRun(env.j, env.run, venue.StatusStarted, nil)
+}
+
+// moveRun transits j on behalf of execution run, if that run is current and
+// the job is executing (not paused or finished).
+func (e *Engine) moveRun(j *job, run int, s venue.JobStatus, msg json.RawMessage) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	st := j.rec.Status
+	if j.run != run || st.Terminal() || st == venue.StatusPaused {
+		return errPaused
+	}
+	_, err := e.transit(j, s, func(n *venue.Job) { n.Message = msg })
+	return err
+}

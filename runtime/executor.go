@@ -1,0 +1,142 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Executor runs operations of one adapter family ("core", "wasm", "test", ...).
+// Execute returns the operation's output as JSON, or an error that fails the
+// job; a *venue.Error's message becomes the job's error as is. Execute must
+// return soon after ctx is done: that is how cancel, pause and the job
+// deadline stop it.
+type Executor interface {
+	Execute(ctx context.Context, op *venue.Operation, input json.RawMessage, env *Env) (json.RawMessage, error)
+}
+
+// ExecutorFunc adapts a function to Executor.
+type ExecutorFunc func(ctx context.Context, op *venue.Operation, input json.RawMessage, env *Env) (json.RawMessage, error)
+
+// Execute calls f.
+func (f ExecutorFunc) Execute(ctx context.Context, op *venue.Operation, input json.RawMessage, env *Env) (json.RawMessage, error) {
+	return f(ctx, op, input, env)
+}
+
+// Env is what a running operation may ask of the engine. It is bound to one
+// job and its caller; everything it does is done as that caller.
+type Env struct {
+	e    *Engine
+	j    *job
+	run  int  // which execution of the job this is
+	held bool // whether the execution holds a worker slot
+}
+
+// JobID returns the id of the job being run.
+func (env *Env) JobID() venue.JobID { return env.j.id }
+
+// Caller returns who invoked the job.
+func (env *Env) Caller() venue.Caller { return env.j.caller }
+
+// Engine returns the engine running the job, for operations that act on the
+// venue itself (secret:set, grid:job-result).
+func (env *Env) Engine() *Engine { return env.e }
+
+// Context returns ctx carrying the job's caller, for calls back into the
+// engine made on the caller's behalf.
+func (env *Env) Context(ctx context.Context) context.Context {
+	return venue.WithCaller(ctx, env.j.caller)
+}
+
+// Secret resolves the caller's secret name to its plaintext for use inside
+// the venue (an outbound request header, say). The value is registered with
+// the job so that it is masked wherever it would appear in the job's record.
+// Returns ENOTFOUND if the caller has no such secret.
+func (env *Env) Secret(ctx context.Context, name string) (string, error) {
+	v, err := env.e.openSecret(ctx, env.j.caller.DID, name)
+	if err != nil {
+		return "", err
+	}
+	env.j.mask.add(v)
+	return v, nil
+}
+
+// Ask puts the job into INPUT_REQUIRED with question as its message and
+// waits for the client's reply (POST /api/v1/jobs/{id}), then returns the
+// job to STARTED and returns the reply. A reply sent before Ask is asked is
+// not lost: it is returned at once. While the job waits it gives up its
+// worker slot, so waiting jobs cannot starve the pool.
+func (env *Env) Ask(ctx context.Context, question json.RawMessage) (json.RawMessage, error) {
+	return env.e.ask(ctx, env, venue.StatusInputRequired, question)
+}
+
+// AskAuth is Ask for authorisation: the job waits in AUTH_REQUIRED, with
+// what it needs (a sign-in URL, a scope) as its message, until the client
+// replies.
+func (env *Env) AskAuth(ctx context.Context, need json.RawMessage) (json.RawMessage, error) {
+	return env.e.ask(ctx, env, venue.StatusAuthRequired, need)
+}
+
+// OpFuncs runs the operations of one family with a Go function each, keyed
+// by sub-operation ("read" of "core:read").
+type OpFuncs map[string]func(ctx context.Context, input json.RawMessage, env *Env) (json.RawMessage, error)
+
+// Execute runs the function for op's sub-operation.
+func (f OpFuncs) Execute(ctx context.Context, op *venue.Operation, input json.RawMessage, env *Env) (json.RawMessage, error) {
+	fn, ok := f[op.SubOp()]
+	if !ok {
+		return nil, venue.Errorf(venue.EINTERNAL, "No implementation of %s on this venue", op.Name)
+	}
+	return fn(ctx, input, env)
+}
+
+// Read, Write, Delete, Append, List, Slice and Copy act on the lattice as
+// the job's caller: they are what the host module's lattice functions do.
+
+// Read reads path as the caller.
+func (env *Env) Read(ctx context.Context, path string, maxSize int) (*ReadResult, error) {
+	return env.e.Read(env.Context(ctx), path, maxSize)
+}
+
+// Write writes path as the caller.
+func (env *Env) Write(ctx context.Context, path string, value json.RawMessage) error {
+	return env.e.Write(env.Context(ctx), path, value)
+}
+
+// Delete deletes path as the caller.
+func (env *Env) Delete(ctx context.Context, path string) (bool, error) {
+	return env.e.Delete(env.Context(ctx), path)
+}
+
+// Append appends to the vector at path as the caller.
+func (env *Env) Append(ctx context.Context, path string, value json.RawMessage) (int, error) {
+	return env.e.Append(env.Context(ctx), path, value)
+}
+
+// List lists the map at path as the caller.
+func (env *Env) List(ctx context.Context, path string, offset, limit int) (*ListResult, error) {
+	return env.e.List(env.Context(ctx), path, offset, limit)
+}
+
+// Slice pages the map or vector at path as the caller.
+func (env *Env) Slice(ctx context.Context, path string, offset, limit int) (*SliceResult, error) {
+	return env.e.Slice(env.Context(ctx), path, offset, limit)
+}
+
+// Copy copies from one path to another as the caller.
+func (env *Env) Copy(ctx context.Context, from, to string) error {
+	return env.e.Copy(env.Context(ctx), from, to)
+}
+
+// PutSecret stores a secret for the caller (secret:set).
+func (env *Env) PutSecret(ctx context.Context, name, value string) error {
+	env.j.mask.add(value)
+	return env.e.PutSecret(env.Context(ctx), name, value)
+}
+
+// Log records a message from the operation, tagged with its job.
+func (env *Env) Log(ctx context.Context, level slog.Level, msg string) {
+	env.e.log.Log(ctx, level, env.j.mask.text(msg), "job", env.j.id.String(), "op", env.j.op.Name)
+}

@@ -1,0 +1,67 @@
+package runtime
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"fmt"
+	"net/url"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// metaSeedKey is where the store keeps the venue's Ed25519 seed.
+const metaSeedKey = "venue.ed25519.seed"
+
+// Identity is who the venue is: its key and its did:web DID.
+type Identity struct {
+	Key     ed25519.PrivateKey
+	DID     string // did:web form, from the public base URL
+	BaseURL string // public base URL without a trailing slash
+}
+
+// loadIdentity returns the venue's key: the configured seed if there is one,
+// else the seed kept in the store, else a new one stored for next time. Two
+// nodes starting at once on one store end up with the same key.
+func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, error) {
+	did, err := DIDWeb(baseURL)
+	if err != nil {
+		return Identity{}, err
+	}
+	if seed == nil {
+		fresh := make([]byte, ed25519.SeedSize)
+		rand.Read(fresh)
+		if seed, err = st.PutMetaIfAbsent(ctx, metaSeedKey, fresh); err != nil {
+			return Identity{}, fmt.Errorf("load venue key: %w", err)
+		}
+	}
+	if len(seed) != ed25519.SeedSize {
+		return Identity{}, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
+	}
+	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, nil
+}
+
+// DIDWeb returns the did:web DID of a base URL: the host, with a port's colon
+// percent-encoded, and any path segments joined by colons.
+// Returns EINVALID if baseURL is not an absolute http(s) URL.
+func DIDWeb(baseURL string) (string, error) {
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", venue.Errorf(venue.EINVALID, "public base URL %q must be an absolute http(s) URL such as http://127.0.0.1:8080", baseURL)
+	}
+	did := "did:web:" + strings.ReplaceAll(u.Host, ":", "%3A")
+	for _, seg := range strings.Split(strings.Trim(u.Path, "/"), "/") {
+		if seg != "" {
+			did += ":" + url.PathEscape(seg)
+		}
+	}
+	return did, nil
+}
+
+// UserDID returns the did:web DID of the venue's user id, resolvable at
+// <base>/u/<id>/did.json.
+func (id Identity) UserDID(user string) string { return id.DID + ":u:" + user }
+
+// PublicDID is the shared identity of anonymous callers.
+func (id Identity) PublicDID() string { return id.UserDID("public") }

@@ -1,0 +1,164 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// InvokeRequest is an invocation as a door hands it to the engine.
+type InvokeRequest struct {
+	Operation string          // an operation reference in any form of the spec
+	Input     json.RawMessage // nil or null means {}
+	Wait      time.Duration   // 0 returns once the job is recorded; else wait up to this (capped at MaxWait)
+	Parent    *venue.JobID    // the job spawning this one, if any
+}
+
+// Invoke records a job for the caller and runs it. Without Wait it returns
+// the PENDING record once that record is durable; with Wait it returns the
+// record as it stands when the job ends or the wait runs out.
+// Returns EINVALID if the reference resolves to nothing or the input breaks
+// the operation's schema, EUNAVAILABLE if the record cannot be stored.
+func (e *Engine) Invoke(ctx context.Context, req InvokeRequest) (*venue.Job, error) {
+	_, rec, err := e.invoke(ctx, req)
+	return rec, err
+}
+
+func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Job, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := e.submit(ctx, c, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Wait <= 0 {
+		rec, t := j.snapshotTicket()
+		if err := t.wait(ctx); err != nil {
+			e.abandon(j)
+			return nil, nil, storeFailed(err)
+		}
+		e.start(j)
+		return j, rec, nil
+	}
+	e.start(j)
+	rec, err := e.await(ctx, j, req.Wait)
+	return j, rec, err
+}
+
+// Run invokes and waits for the output, for callers that want the result
+// and not the job. The job is recorded like any other.
+// Returns the job's failure as an error: EINVALID or ENOTFOUND when the
+// operation said so, ECONFLICT when the job was cancelled, ETIMEOUT when it
+// outlasts MaxWait, EINTERNAL otherwise.
+func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
+	req.Wait = e.cfg.MaxWait
+	j, rec, err := e.invoke(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	switch rec.Status {
+	case venue.StatusComplete:
+		return rec.Output, nil
+	case venue.StatusFailed:
+		j.mu.Lock()
+		code := j.errCode
+		j.mu.Unlock()
+		if code != venue.EINVALID && code != venue.ENOTFOUND {
+			code = venue.EINTERNAL
+		}
+		return nil, venue.Errorf(code, "Operation failed: %s", rec.Error)
+	case venue.StatusCancelled, venue.StatusRejected:
+		return nil, venue.Errorf(venue.ECONFLICT, "Operation %s: %s", rec.Status, rec.Error)
+	}
+	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s", e.cfg.MaxWait, rec.ID, rec.Status)
+}
+
+// submit resolves, validates and records a new PENDING job.
+func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) (*job, error) {
+	op, err := e.resolve(ctx, c, req.Operation)
+	if err != nil {
+		return nil, err
+	}
+	input, err := e.checkInput(op, req.Input)
+	if err != nil {
+		return nil, err
+	}
+	if e.execs[op.Adapter] == nil {
+		return nil, venue.Errorf(venue.EINVALID, "Operation %s needs adapter '%s', which this venue does not run", req.Operation, op.Adapter)
+	}
+	now := e.ms()
+	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
+		Operation: req.Operation, Name: op.Name, Caller: c.DID, Input: maskFields(input, op.SecretFields),
+		Parent: req.Parent, Version: 1}
+	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec,
+		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
+	e.jobs.put(j)
+	e.unfinished.Add(1)
+	// A job invoked with wait is not handed out until it ends (or the wait
+	// does, when its newest record is made durable): its PENDING may be lazy.
+	j.last = e.writer.put(rec, req.Wait > 0)
+	e.touchUser(ctx, c.DID)
+	return j, nil
+}
+
+// checkInput compacts the input (which also proves it is JSON) and checks
+// it against the operation's input schema.
+func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMessage, error) {
+	if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
+		in = json.RawMessage(`{}`)
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(in))
+	if err := json.Compact(&buf, in); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
+	}
+	s, err := e.inputSchema(op)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.validate(buf.Bytes()); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// await waits for j to end, for wait (at most MaxWait) or for the caller to
+// go away, then returns the record once it is durable.
+func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.Job, error) {
+	timer := time.NewTimer(min(wait, e.cfg.MaxWait))
+	defer timer.Stop()
+	select {
+	case <-j.done:
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	rec, t := j.snapshotTicket()
+	if err := t.wait(context.WithoutCancel(ctx)); err != nil {
+		return nil, storeFailed(err)
+	}
+	return rec, nil
+}
+
+func (j *job) snapshotTicket() (*venue.Job, *ticket) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.rec, j.last
+}
+
+// abandon forgets a job whose first record could not be stored.
+func (e *Engine) abandon(j *job) {
+	e.jobs.drop(j)
+	e.unfinished.Add(-1)
+}
+
+func storeFailed(err error) error {
+	if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+		return err
+	}
+	return venue.Errorf(venue.EUNAVAILABLE, "The job record could not be stored; try again (%v)", err)
+}

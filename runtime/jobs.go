@@ -1,0 +1,288 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Job returns the caller's job record: the newest state if this node runs
+// the job, else the stored one. Returns ENOTFOUND if the caller has no such
+// job; another caller's job is as absent as a job that never was.
+func (e *Engine) Job(ctx context.Context, id venue.JobID) (*venue.Job, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec, _, err := e.lookup(ctx, c, id)
+	return rec, err
+}
+
+// Jobs lists the caller's job ids, oldest first, with the caller's total.
+// limit < 0 means all.
+func (e *Engine) Jobs(ctx context.Context, offset, limit int) ([]venue.JobID, int, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	ids := make([]venue.JobID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return ids, total, nil
+}
+
+// lookup finds the caller's job, returning the local entry too if this node
+// runs it.
+func (e *Engine) lookup(ctx context.Context, c venue.Caller, id venue.JobID) (*venue.Job, *job, error) {
+	if j := e.jobs.get(id); j != nil {
+		if rec := j.snapshot(); rec.Caller == c.DID {
+			return rec, j, nil
+		}
+		return nil, nil, jobNotFound(id)
+	}
+	row, err := e.store.Job(ctx, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND || (err == nil && row.Owner != c.DID) {
+		return nil, nil, jobNotFound(id)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := decodeRow(row)
+	return rec, nil, err
+}
+
+func jobNotFound(id venue.JobID) error { return venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id) }
+
+// Cancel ends the caller's job as CANCELLED and returns the final record.
+// A job that has already ended is returned as it is.
+// Returns ENOTFOUND if the caller has no such job.
+func (e *Engine) Cancel(ctx context.Context, id venue.JobID) (*venue.Job, error) {
+	return e.command(ctx, id, func(rec *venue.Job) (venue.JobStatus, error) {
+		return venue.StatusCancelled, nil
+	}, func(n *venue.Job) { n.Error = "Cancelled by the caller" }, errCancelled)
+}
+
+// Pause moves a job that is not finished or paused to PAUSED, stopping its
+// execution; Resume starts it again from its original input.
+// Returns ENOTFOUND if the caller has no such job and ECONFLICT if it has
+// finished or is already paused.
+func (e *Engine) Pause(ctx context.Context, id venue.JobID) (*venue.Job, error) {
+	return e.command(ctx, id, func(rec *venue.Job) (venue.JobStatus, error) {
+		if rec.Status.Terminal() || rec.Status == venue.StatusPaused {
+			return "", venue.Errorf(venue.ECONFLICT, "Cannot pause job %s: it is %s", id, rec.Status)
+		}
+		return venue.StatusPaused, nil
+	}, nil, errPaused)
+}
+
+// Resume moves a PAUSED job to STARTED and runs its operation again with
+// the original input, on this node.
+// Returns ENOTFOUND if the caller has no such job and ECONFLICT if it is not
+// PAUSED.
+func (e *Engine) Resume(ctx context.Context, id venue.JobID) (*venue.Job, error) {
+	return e.command(ctx, id, func(rec *venue.Job) (venue.JobStatus, error) {
+		if rec.Status != venue.StatusPaused {
+			return "", venue.Errorf(venue.ECONFLICT, "Cannot resume job %s: it is %s, not PAUSED", id, rec.Status)
+		}
+		return venue.StatusStarted, nil
+	}, nil, nil)
+}
+
+// command applies a client's command to a job. rule decides the new status
+// from the current record; stop, if set, is the cause with which a running
+// execution is stopped. A job this node runs changes in memory; any other
+// is changed in the store, where the node running it (if any) hears of it.
+func (e *Engine) command(ctx context.Context, id venue.JobID, rule func(*venue.Job) (venue.JobStatus, error),
+	edit func(*venue.Job), stop error) (*venue.Job, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec, j, err := e.lookup(ctx, c, id)
+	if err != nil {
+		return nil, err
+	}
+	if j == nil {
+		return e.commandStored(ctx, rec, rule, edit)
+	}
+	j.mu.Lock()
+	rec = j.rec
+	if rec.Status.Terminal() {
+		j.mu.Unlock()
+		_, err := rule(rec)
+		return rec, err
+	}
+	s, err := rule(rec)
+	if err != nil {
+		j.mu.Unlock()
+		return nil, err
+	}
+	n, err := e.transit(j, s, edit)
+	e.retarget(j, s, stop)
+	t := j.last
+	j.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return n, t.wait(ctx)
+}
+
+// retarget stops j's current execution for stop and, when the job was
+// resumed, starts a new one. Call with j.mu held.
+func (e *Engine) retarget(j *job, s venue.JobStatus, stop error) {
+	if j.cancel != nil && stop != nil {
+		j.cancel(stop)
+		j.cancel = nil
+	}
+	j.run++
+	if s == venue.StatusStarted {
+		go e.execute(j, j.run)
+	}
+}
+
+// commandStored applies a command to a job no local execution holds: the
+// record is changed in the store, first writer wins. A resumed job then runs
+// here.
+func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*venue.Job) (venue.JobStatus, error),
+	edit func(*venue.Job)) (*venue.Job, error) {
+	s, err := rule(rec)
+	if err != nil || rec.Status.Terminal() {
+		return rec, err
+	}
+	n := rec.Next(s, e.ms())
+	if edit != nil {
+		edit(n)
+	}
+	applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
+	if err != nil {
+		return nil, storeFailed(err)
+	}
+	if !applied[0] {
+		return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", rec.ID)
+	}
+	e.hub.publish(n)
+	if s == venue.StatusStarted {
+		e.adoptStored(ctx, n)
+	}
+	return n, nil
+}
+
+// adoptStored takes over execution of a stored job that was resumed here.
+func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
+	c := venue.Caller{DID: rec.Caller}
+	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec,
+		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
+	op, err := e.resolve(ctx, c, rec.Operation)
+	if err == nil && len(op.SecretFields) > 0 {
+		err = venue.Errorf(venue.ECONFLICT, "Job cannot resume on this node: its secret inputs are kept only by the node that started it")
+	}
+	e.jobs.put(j)
+	e.unfinished.Add(1)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err != nil {
+		e.transit(j, venue.StatusFailed, func(n *venue.Job) { n.Error = venue.ErrorMessage(err) })
+		return
+	}
+	j.op = op
+	go e.execute(j, j.run)
+}
+
+func doneTicket() *ticket {
+	t := &ticket{done: make(chan struct{})}
+	close(t.done)
+	return t
+}
+
+// DeleteJob removes the record of the caller's finished job.
+// Returns ENOTFOUND if the caller has no such job and ECONFLICT if it has
+// not finished (cancel it first).
+func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return err
+	}
+	rec, j, err := e.lookup(ctx, c, id)
+	if err != nil {
+		return err
+	}
+	if !rec.Status.Terminal() {
+		return venue.Errorf(venue.ECONFLICT, "Job %s is %s: cancel it before deleting it", id, rec.Status)
+	}
+	if j != nil {
+		if _, t := j.snapshotTicket(); t.wait(ctx) != nil {
+			return storeFailed(t.err)
+		}
+		e.jobs.drop(j)
+	}
+	return e.store.DeleteJob(ctx, c.DID, id)
+}
+
+// Reply queues a client's message for the caller's job and wakes the job if
+// it waits for input. A message that is not a JSON object is wrapped as
+// {"content": message}. Returns the number of messages queued.
+// Returns ENOTFOUND if the caller has no such job and ECONFLICT if it has
+// finished.
+func (e *Engine) Reply(ctx context.Context, id venue.JobID, msg json.RawMessage) (int, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return 0, err
+	}
+	rec, j, err := e.lookup(ctx, c, id)
+	if err != nil {
+		return 0, err
+	}
+	if rec.Status.Terminal() {
+		return 0, venue.Errorf(venue.ECONFLICT, "Job is in terminal state: %s", id)
+	}
+	if !json.Valid(msg) {
+		return 0, venue.Errorf(venue.EINVALID, "Reply must be a JSON value")
+	}
+	if msg[0] != '{' {
+		msg = append(append(json.RawMessage(`{"content":`), msg...), '}')
+	}
+	depth, err := e.store.AddJobMessage(ctx, id, msg)
+	if err != nil {
+		return 0, err
+	}
+	if j != nil {
+		j.wake()
+	}
+	return depth, nil
+}
+
+// wake tells a job waiting for input that a message is queued.
+func (j *job) wake() {
+	select {
+	case j.inbox <- struct{}{}:
+	default:
+	}
+}
+
+// Await waits up to timeout for the caller's job to end and returns its
+// record as it then stands, ended or not.
+// Returns ENOTFOUND if the caller has no such job.
+func (e *Engine) Await(ctx context.Context, id venue.JobID, timeout time.Duration) (*venue.Job, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ch, err := e.Watch(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var last *venue.Job
+	for j := range ch {
+		last = j
+	}
+	if last == nil || !last.Status.Terminal() {
+		// The stream ended early (deadline, or it fell behind): read afresh.
+		return e.Job(context.WithoutCancel(ctx), id)
+	}
+	return last, nil
+}

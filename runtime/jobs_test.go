@@ -1,0 +1,236 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+func TestEngine_Cancel(t *testing.T) {
+	h := mustEngine(t)
+	j := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	h.waitStatus(t, j.ID, venue.StatusStarted)
+	got, err := h.Cancel(h.alice, j.ID)
+	if err != nil || got.Status != venue.StatusCancelled || got.Error == "" {
+		t.Fatalf("cancel: %v %v", got, err)
+	}
+	t.Run("a finished job is returned unchanged", func(t *testing.T) {
+		again, err := h.Cancel(h.alice, j.ID)
+		if err != nil || again.Status != venue.StatusCancelled || again.Version != got.Version {
+			t.Fatalf("second cancel changed the record: %v %v", again, err)
+		}
+	})
+	t.Run("the record stays cancelled", func(t *testing.T) {
+		time.Sleep(20 * time.Millisecond)
+		if j, _ := h.Job(h.alice, j.ID); j.Status != venue.StatusCancelled {
+			t.Fatalf("status %s after the execution stopped", j.Status)
+		}
+	})
+	t.Run("an unknown job is not found", func(t *testing.T) {
+		_, err := h.Cancel(h.alice, venue.JobID{1})
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+}
+
+func TestEngine_PauseAndResume(t *testing.T) {
+	h := mustEngine(t)
+	j := h.invoke(t, "v/test/ops/delay", `{"ms": 200, "value": "done"}`, 0)
+	h.waitStatus(t, j.ID, venue.StatusStarted)
+	steps := []struct {
+		name     string
+		do       func(context.Context, venue.JobID) (*venue.Job, error)
+		want     venue.JobStatus
+		wantCode string
+	}{
+		{"pause a started job", h.Pause, venue.StatusPaused, ""},
+		{"pause a paused job conflicts", h.Pause, "", venue.ECONFLICT},
+		{"resume a paused job", h.Resume, venue.StatusStarted, ""},
+		{"resume a started job conflicts", h.Resume, "", venue.ECONFLICT},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			got, err := s.do(h.alice, j.ID)
+			if s.wantCode != "" {
+				wantCode(t, err, s.wantCode)
+				return
+			}
+			if err != nil || got.Status != s.want {
+				t.Fatalf("got %v %v, want %s", got, err, s.want)
+			}
+		})
+	}
+	done := h.waitStatus(t, j.ID, venue.StatusComplete)
+	if string(done.Output) != `{"slept":200,"value":"done"}` {
+		t.Fatalf("resumed job output %s", done.Output)
+	}
+	want := []venue.JobStatus{venue.StatusPending, venue.StatusStarted, venue.StatusPaused, venue.StatusStarted, venue.StatusComplete}
+	if got := statuses(done); len(got) != len(want) {
+		t.Fatalf("prev chain %v, want %v", got, want)
+	}
+	t.Run("pause a finished job conflicts", func(t *testing.T) {
+		_, err := h.Pause(h.alice, j.ID)
+		wantCode(t, err, venue.ECONFLICT)
+	})
+}
+
+func TestEngine_AskAndReply(t *testing.T) {
+	h := mustEngine(t)
+	t.Run("a reply answers a job waiting for input", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{"question": "colour?"}`, 0)
+		asked := h.waitStatus(t, j.ID, venue.StatusInputRequired)
+		if string(asked.Message) != `"colour?"` {
+			t.Fatalf("message %s", asked.Message)
+		}
+		if n, err := h.Reply(h.alice, j.ID, json.RawMessage(`{"colour": "blue"}`)); err != nil || n != 1 {
+			t.Fatalf("reply: %d %v", n, err)
+		}
+		done := h.waitStatus(t, j.ID, venue.StatusComplete)
+		if string(done.Output) != `{"reply":{"colour":"blue"}}` {
+			t.Fatalf("output %s", done.Output)
+		}
+	})
+	t.Run("a value that is not an object is wrapped", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+		h.waitStatus(t, j.ID, venue.StatusInputRequired)
+		h.Reply(h.alice, j.ID, json.RawMessage(`"blue"`))
+		if done := h.waitStatus(t, j.ID, venue.StatusComplete); string(done.Output) != `{"reply":{"content":"blue"}}` {
+			t.Fatalf("output %s", done.Output)
+		}
+	})
+	t.Run("a reply to a finished job conflicts", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/echo", `{}`, time.Minute)
+		_, err := h.Reply(h.alice, j.ID, json.RawMessage(`{}`))
+		wantCode(t, err, venue.ECONFLICT)
+	})
+	t.Run("waiting for input frees the worker", func(t *testing.T) {
+		h := mustEngine(t, func(c *runtime.Config) { c.Workers = 1 })
+		asking := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+		h.waitStatus(t, asking.ID, venue.StatusInputRequired)
+		if j := h.invoke(t, "v/test/ops/echo", `{}`, 5*time.Second); j.Status != venue.StatusComplete {
+			t.Fatalf("a job waiting for input held the only worker: echo is %s", j.Status)
+		}
+	})
+}
+
+func TestEngine_Delete(t *testing.T) {
+	h := mustEngine(t)
+	running := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	wantCode(t, h.DeleteJob(h.alice, running.ID), venue.ECONFLICT)
+	done := h.invoke(t, "v/test/ops/echo", `{}`, time.Minute)
+	if err := h.DeleteJob(h.alice, done.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := h.Job(h.alice, done.ID)
+	wantCode(t, err, venue.ENOTFOUND)
+	wantCode(t, h.DeleteJob(h.alice, done.ID), venue.ENOTFOUND)
+}
+
+func TestEngine_JobsBelongToTheirCaller(t *testing.T) {
+	h := mustEngine(t)
+	mine := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	h.waitStatus(t, mine.ID, venue.StatusStarted)
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"read", func() error { _, err := h.Job(h.bob, mine.ID); return err }},
+		{"cancel", func() error { _, err := h.Cancel(h.bob, mine.ID); return err }},
+		{"pause", func() error { _, err := h.Pause(h.bob, mine.ID); return err }},
+		{"resume", func() error { _, err := h.Resume(h.bob, mine.ID); return err }},
+		{"reply", func() error { _, err := h.Reply(h.bob, mine.ID, json.RawMessage(`{}`)); return err }},
+		{"delete", func() error { return h.DeleteJob(h.bob, mine.ID) }},
+		{"watch", func() error { _, err := h.Watch(h.bob, mine.ID); return err }},
+	} {
+		t.Run(tc.name+" is not found for another caller", func(t *testing.T) {
+			wantCode(t, tc.call(), venue.ENOTFOUND)
+		})
+	}
+	if ids, total, _ := h.Jobs(h.bob, 0, -1); len(ids) != 0 || total != 0 {
+		t.Fatalf("bob lists alice's jobs: %v", ids)
+	}
+	if j, _ := h.Job(h.alice, mine.ID); j.Status != venue.StatusStarted {
+		t.Fatalf("bob's attempts changed alice's job: %s", j.Status)
+	}
+}
+
+func TestEngine_JobsListsOldestFirst(t *testing.T) {
+	h := mustEngine(t)
+	var want []venue.JobID
+	for range 5 {
+		want = append(want, h.invoke(t, "v/test/ops/echo", `{}`, time.Minute).ID)
+	}
+	ids, total, err := h.Jobs(h.alice, 1, 2)
+	if err != nil || total != 5 || len(ids) != 2 || ids[0] != want[1] || ids[1] != want[2] {
+		t.Fatalf("page: %v total %d %v", ids, total, err)
+	}
+}
+
+func TestEngine_WatchStreamsUntilTerminal(t *testing.T) {
+	h := mustEngine(t)
+	j := h.invoke(t, "v/test/ops/delay", `{"ms": 50}`, 0)
+	ch, err := h.Watch(h.alice, j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []venue.JobStatus
+	for rec := range ch {
+		seen = append(seen, rec.Status)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != venue.StatusComplete {
+		t.Fatalf("watched %v, want it to end with COMPLETE", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] == seen[i-1] {
+			t.Fatalf("watched %v: a status repeated", seen)
+		}
+	}
+}
+
+func TestEngine_GridJobResult(t *testing.T) {
+	h := mustEngine(t)
+	j := h.invoke(t, "v/test/ops/delay", `{"ms": 30, "value": 5}`, 0)
+	out, err := h.Run(h.alice, runtime.InvokeRequest{Operation: "v/ops/grid/job-result",
+		Input: json.RawMessage(`{"id": "` + j.ID.String() + `", "timeout": 5000}`)})
+	if err != nil || string(out) != `{"slept":30,"value":5}` {
+		t.Fatalf("job-result: %s %v", out, err)
+	}
+	slow := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	_, err = h.Run(h.alice, runtime.InvokeRequest{Operation: "v/ops/grid/job-result",
+		Input: json.RawMessage(`{"id": "` + slow.ID.String() + `", "timeout": 20}`)})
+	if err == nil {
+		t.Fatal("job-result of a running job succeeded")
+	}
+	_, err = h.Run(h.bob, runtime.InvokeRequest{Operation: "v/ops/grid/job-result",
+		Input: json.RawMessage(`{"id": "` + j.ID.String() + `"}`)})
+	if err == nil {
+		t.Fatal("bob read the result of alice's job")
+	}
+}
+
+func TestEngine_AuthRequiredAndRejected(t *testing.T) {
+	h := mustEngine(t)
+	t.Run("a job waiting for authorisation is AUTH_REQUIRED until answered", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{"question": {"signIn": "https://idp.example/authorize"}, "auth": true}`, 0)
+		asked := h.waitStatus(t, j.ID, venue.StatusAuthRequired)
+		if string(asked.Message) != `{"signIn":"https://idp.example/authorize"}` {
+			t.Fatalf("message %s", asked.Message)
+		}
+		if _, err := h.Pause(h.alice, j.ID); err != nil {
+			t.Fatalf("pause from AUTH_REQUIRED: %v", err)
+		}
+		h.Resume(h.alice, j.ID)
+		h.waitStatus(t, j.ID, venue.StatusAuthRequired)
+		h.Reply(h.alice, j.ID, json.RawMessage(`{"token": "granted"}`))
+		h.waitStatus(t, j.ID, venue.StatusComplete)
+	})
+	t.Run("an operation refusing on policy rejects its job", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/error", `{"message": "not allowed here", "reject": true}`, time.Minute)
+		if j.Status != venue.StatusRejected || j.Error != "not allowed here" || j.Output != nil {
+			t.Fatalf("got %s %q", j.Status, j.Error)
+		}
+	})
+}

@@ -1,0 +1,277 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// The lattice is one tree of JSON values seen through the caller's eyes:
+// v (the venue: catalog and info) and a (assets) are shared; w, o, g, j and s
+// are the caller's own. Reads never fail for an absent path: they answer
+// "exists": false.
+
+// Default and maximum sizes of lattice reads.
+const (
+	DefaultMaxReadSize = 1_000_000
+	DefaultSliceLimit  = 100
+	MaxSliceLimit      = 1000
+)
+
+// ReadResult is the answer to a lattice read.
+type ReadResult struct {
+	Exists     bool            `json:"exists"`
+	Value      json.RawMessage `json:"value"`
+	ValueBytes int             `json:"valueBytes"`
+	Type       string          `json:"type,omitempty"`      // set when truncated
+	Truncated  bool            `json:"truncated,omitempty"` // the value exceeds maxSize
+	Size       int             `json:"size,omitempty"`      // same as valueBytes, when truncated
+}
+
+// Read returns the value at path as the caller sees it; values larger than
+// maxSize bytes (≤ 0 means DefaultMaxReadSize) come back truncated, with
+// their type and size but no value.
+// Returns EINVALID for a malformed path.
+func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResult, error) {
+	c, p, err := e.callerAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if maxSize <= 0 {
+		maxSize = DefaultMaxReadSize
+	}
+	v, ok, err := e.value(ctx, c, p)
+	if err != nil || !ok {
+		return &ReadResult{Value: json.RawMessage("null")}, err
+	}
+	if len(v) > maxSize {
+		return &ReadResult{Exists: true, Value: json.RawMessage("null"), ValueBytes: len(v),
+			Type: typeOf(v), Truncated: true, Size: len(v)}, nil
+	}
+	return &ReadResult{Exists: true, Value: v, ValueBytes: len(v)}, nil
+}
+
+// SliceResult is a page of the entries of a map or the elements of a vector.
+// Map entries are {"key", "value"} objects in key order.
+type SliceResult struct {
+	Exists bool              `json:"exists"`
+	Type   string            `json:"type,omitempty"`
+	Count  int               `json:"count"`
+	Values []json.RawMessage `json:"values"`
+	Offset int               `json:"offset"`
+	Limit  int               `json:"limit"`
+}
+
+// Slice returns limit entries from offset of the map or vector at path
+// (limit ≤ 0 means DefaultSliceLimit). A scalar has a type but no entries.
+// Returns EINVALID for a malformed path or a limit above MaxSliceLimit.
+func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*SliceResult, error) {
+	c, p, err := e.callerAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if limit, err = sliceLimit(offset, limit); err != nil {
+		return nil, err
+	}
+	res := &SliceResult{Offset: offset, Limit: limit, Values: []json.RawMessage{}}
+	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
+		return e.sliceJobs(ctx, c, res)
+	}
+	v, ok, err := e.value(ctx, c, p)
+	if err != nil || !ok {
+		return res, err
+	}
+	return res, slicePage(v, res)
+}
+
+// callerAt returns the request's caller and the parsed path it asks about.
+func (e *Engine) callerAt(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return c, venue.Path{}, err
+	}
+	p, err := venue.ParsePath(path)
+	return c, p, err
+}
+
+func sliceLimit(offset, limit int) (int, error) {
+	switch {
+	case offset < 0:
+		return 0, venue.Errorf(venue.EINVALID, "offset must be 0 or more, got %d", offset)
+	case limit > MaxSliceLimit:
+		return 0, venue.Errorf(venue.EINVALID, "limit must be at most %d, got %d", MaxSliceLimit, limit)
+	case limit <= 0:
+		return DefaultSliceLimit, nil
+	}
+	return limit, nil
+}
+
+// sliceJobs pages the caller's jobs straight from the store, which may hold
+// far more of them than one read should load.
+func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult) (*SliceResult, error) {
+	rows, total, err := e.store.ListJobs(ctx, c.DID, res.Offset, res.Limit, true)
+	if err != nil {
+		return nil, err
+	}
+	res.Exists, res.Type, res.Count = true, "Map", total
+	for _, r := range rows {
+		res.Values = append(res.Values, entry(r.ID.String(), r.Record))
+	}
+	return res, nil
+}
+
+// slicePage fills res with a page of the map or vector v.
+func slicePage(v json.RawMessage, res *SliceResult) error {
+	res.Exists, res.Type = true, typeOf(v)
+	switch res.Type {
+	case "Map":
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(v, &m); err != nil {
+			return err
+		}
+		keys := slices.Sorted(maps.Keys(m))
+		res.Count = len(keys)
+		for _, k := range page(keys, res.Offset, res.Limit) {
+			res.Values = append(res.Values, entry(k, m[k]))
+		}
+	case "Vector":
+		var a []json.RawMessage
+		if err := json.Unmarshal(v, &a); err != nil {
+			return err
+		}
+		res.Count = len(a)
+		res.Values = append(res.Values, page(a, res.Offset, res.Limit)...)
+	}
+	return nil
+}
+
+func page[T any](s []T, offset, limit int) []T {
+	if offset >= len(s) {
+		return nil
+	}
+	return s[offset:min(len(s), offset+limit)]
+}
+
+func entry(key string, value json.RawMessage) json.RawMessage {
+	b := append(venue.AppendString([]byte(`{"key":`), key), `,"value":`...)
+	return append(append(b, value...), '}')
+}
+
+// typeOf names the kind of a JSON value as lattice results do.
+func typeOf(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "Null"
+	}
+	switch v[0] {
+	case '{':
+		return "Map"
+	case '[':
+		return "Vector"
+	case '"':
+		return "String"
+	case 't', 'f':
+		return "Boolean"
+	case 'n':
+		return "Null"
+	}
+	return "Number"
+}
+
+// walk descends from the JSON value v along segs: object members by key,
+// array elements by index.
+func walk(v json.RawMessage, segs []string) (json.RawMessage, bool) {
+	for _, s := range segs {
+		switch typeOf(v) {
+		case "Map":
+			var m map[string]json.RawMessage
+			if json.Unmarshal(v, &m) != nil {
+				return nil, false
+			}
+			next, ok := m[s]
+			if !ok {
+				return nil, false
+			}
+			v = next
+		case "Vector":
+			var a []json.RawMessage
+			i, err := strconv.Atoi(s)
+			if json.Unmarshal(v, &a) != nil || err != nil || i < 0 || i >= len(a) {
+				return nil, false
+			}
+			v = a[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+// relSegments returns the segments of row path below base, if it is below.
+func relSegments(row, base string) ([]string, bool) {
+	rest, ok := strings.CutPrefix(row, base+"/")
+	if !ok {
+		return nil, false
+	}
+	return strings.Split(rest, "/"), true
+}
+
+// ListResult names the keys of a map (a page of them) or counts a vector.
+type ListResult struct {
+	Exists bool     `json:"exists"`
+	Type   string   `json:"type,omitempty"`
+	Count  int      `json:"count"`
+	Keys   []string `json:"keys,omitempty"`
+	Offset int      `json:"offset"`
+}
+
+// DefaultListLimit is how many keys List returns when not told.
+const DefaultListLimit = 1000
+
+// List returns limit keys from offset of the map at path (limit ≤ 0 means
+// DefaultListLimit), or the count of a vector; a scalar has a type only.
+// Returns EINVALID for a malformed path or a limit above MaxSliceLimit.
+func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*ListResult, error) {
+	c, p, err := e.callerAt(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	if _, err := sliceLimit(offset, limit); err != nil {
+		return nil, err
+	}
+	res := &ListResult{Offset: offset}
+	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
+		rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
+		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(rows))
+		for i, r := range rows {
+			res.Keys[i] = r.ID.String()
+		}
+		return res, err
+	}
+	v, ok, err := e.value(ctx, c, p)
+	if err != nil || !ok {
+		return res, err
+	}
+	res.Exists, res.Type = true, typeOf(v)
+	switch res.Type {
+	case "Map":
+		var m map[string]json.RawMessage
+		json.Unmarshal(v, &m)
+		keys := slices.Sorted(maps.Keys(m))
+		res.Count, res.Keys = len(keys), page(keys, offset, limit)
+	case "Vector":
+		var a []json.RawMessage
+		json.Unmarshal(v, &a)
+		res.Count = len(a)
+	}
+	return res, nil
+}

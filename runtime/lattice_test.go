@@ -1,0 +1,152 @@
+package runtime_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+func TestEngine_Read(t *testing.T) {
+	h := mustEngine(t)
+	job := h.invoke(t, "v/test/ops/echo", `{"x": 1}`, time.Minute)
+	h.PutSecret(h.alice, "KEY", secretValue)
+	asset, _ := h.RegisterAsset(h.alice, []byte(`{"name": "doc", "tags": ["a", "b"]}`))
+	pin(t, h, "w/notes/today", `"write tests"`)
+	pin(t, h, "w/notes/tomorrow", `{"plan": ["ship"]}`)
+	pin(t, h, "w/notesx", `1`)
+	for _, tc := range []struct {
+		name, path string
+		exists     bool
+		want       string // a substring of the value, or the whole value if it starts with "="
+	}{
+		{"catalog entry", "v/ops/grid/job-status", true, `"adapter":"grid:jobStatus"`},
+		{"inside a catalog entry", "v/ops/grid/job-status/operation/adapter", true, `="grid:jobStatus"`},
+		{"the catalog", "v/ops", true, `"grid"`},
+		{"venue info", "v/info/did", true, `="` + h.Identity().DID + `"`},
+		{"test ops are under v/test", "v/test/ops/echo/name", true, `="Echo"`},
+		{"a job", "j/" + job.ID.String(), true, `"status":"COMPLETE"`},
+		{"inside a job", "j/" + job.ID.String() + "/output/x", true, `=1`},
+		{"all jobs", "j", true, job.ID.String()},
+		{"a value stored whole", "w/notes/today", true, `="write tests"`},
+		{"a value assembled from below", "w/notes", true, `={"today":"write tests","tomorrow":{"plan":["ship"]}}`},
+		{"inside a stored value", "w/notes/tomorrow/plan/0", true, `="ship"`},
+		{"a sibling with a common prefix stays apart", "w/notesx", true, `=1`},
+		{"secrets show names, never values", "s", true, `"KEY"`},
+		{"a secret shows only that it exists", "s/KEY", true, `"secret":true`},
+		{"an asset", "a/" + asset.Hex(), true, `"name": "doc"`},
+		{"inside an asset", "a/" + asset.Hex() + "/tags/1", true, `="b"`},
+		{"absent", "w/nothing/here", false, ""},
+		{"absent job", "j/" + strings.Repeat("0", 32), false, ""},
+		{"index past the end", "w/notes/tomorrow/plan/5", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := h.Read(h.alice, tc.path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Exists != tc.exists {
+				t.Fatalf("exists %v, want %v (value %s)", res.Exists, tc.exists, res.Value)
+			}
+			if strings.Contains(string(res.Value), secretValue) {
+				t.Fatal("a read returned a secret value")
+			}
+			got := string(res.Value)
+			if want, whole := strings.CutPrefix(tc.want, "="); whole && got != want && !jsonEqual(got, want) {
+				t.Fatalf("value %s, want %s", got, want)
+			} else if !whole && !strings.Contains(got, tc.want) {
+				t.Fatalf("value %s lacks %s", got, tc.want)
+			}
+			if tc.exists && res.ValueBytes != len(res.Value) {
+				t.Fatalf("valueBytes %d for %d bytes", res.ValueBytes, len(res.Value))
+			}
+		})
+	}
+}
+
+func TestEngine_ReadIsPerCaller(t *testing.T) {
+	h := mustEngine(t)
+	pin(t, h, "w/private", `"alice only"`)
+	h.invoke(t, "v/test/ops/echo", `{}`, time.Minute)
+	for _, p := range []string{"w/private", "w"} {
+		if res, _ := h.Read(h.bob, p, 0); res.Exists {
+			t.Fatalf("bob reads alice's %s: %s", p, res.Value)
+		}
+	}
+	if res, _ := h.Read(h.bob, "j", 0); string(res.Value) != "{}" {
+		t.Fatalf("bob's j is %s", res.Value)
+	}
+}
+
+func TestEngine_ReadTruncatesLargeValues(t *testing.T) {
+	h := mustEngine(t)
+	pin(t, h, "w/big", `"`+strings.Repeat("x", 500)+`"`)
+	res, err := h.Read(h.alice, "w/big", 100)
+	if err != nil || !res.Exists || !res.Truncated || res.Type != "String" || res.ValueBytes != 502 || string(res.Value) != "null" {
+		t.Fatalf("got %+v %v", res, err)
+	}
+}
+
+func TestEngine_ReadRejectsBadPaths(t *testing.T) {
+	h := mustEngine(t)
+	for _, p := range []string{"", "w//x", "w/../s", "x/y", "w/a/", "./w"} {
+		_, err := h.Read(h.alice, p, 0)
+		wantCode(t, err, venue.EINVALID)
+	}
+}
+
+func TestEngine_Slice(t *testing.T) {
+	h := mustEngine(t)
+	var ids []string
+	for range 5 {
+		ids = append(ids, h.invoke(t, "v/test/ops/echo", `{}`, time.Minute).ID.String())
+	}
+	pin(t, h, "w/list", `[10, 20, 30, 40]`)
+	t.Run("jobs page oldest first", func(t *testing.T) {
+		res, err := h.Slice(h.alice, "j", 1, 2)
+		if err != nil || res.Count != 5 || len(res.Values) != 2 || res.Type != "Map" {
+			t.Fatalf("%+v %v", res, err)
+		}
+		var e struct{ Key string }
+		json.Unmarshal(res.Values[0], &e)
+		if e.Key != ids[1] {
+			t.Fatalf("first key %s, want %s", e.Key, ids[1])
+		}
+	})
+	t.Run("a vector pages its elements", func(t *testing.T) {
+		res, _ := h.Slice(h.alice, "w/list", 2, 10)
+		if res.Count != 4 || len(res.Values) != 2 || string(res.Values[0]) != "30" {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("a map pages entries in key order", func(t *testing.T) {
+		res, _ := h.Slice(h.alice, "v/ops", 0, 0)
+		if res.Count != 1 || !strings.HasPrefix(string(res.Values[0]), `{"key":"grid"`) {
+			t.Fatalf("%+v", res)
+		}
+	})
+	t.Run("bad paging is refused", func(t *testing.T) {
+		_, err := h.Slice(h.alice, "j", -1, 10)
+		wantCode(t, err, venue.EINVALID)
+		_, err = h.Slice(h.alice, "j", 0, 1001)
+		wantCode(t, err, venue.EINVALID)
+	})
+	t.Run("absent paths do not exist", func(t *testing.T) {
+		res, err := h.Slice(h.alice, "w/none", 0, 10)
+		if err != nil || res.Exists || len(res.Values) != 0 {
+			t.Fatalf("%+v %v", res, err)
+		}
+	})
+}
+
+func jsonEqual(a, b string) bool {
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}

@@ -1,0 +1,266 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// DefaultMaxValueSize bounds one stored lattice value.
+const DefaultMaxValueSize = 4 << 20
+
+// Write stores value at path in the caller's lattice, creating the maps on
+// the way (a value stored at an ancestor is edited in place).
+// Returns EINVALID for a malformed path or value, EFORBIDDEN for a
+// namespace the caller cannot write, ETOOLARGE past the value size limit.
+func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) error {
+	c, p, err := e.writable(ctx, path)
+	if err != nil {
+		return err
+	}
+	v, err := e.checkValue(value)
+	if err != nil {
+		return err
+	}
+	return e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+		return setRows(rows, p.String(), v)
+	})
+}
+
+// Delete removes the value at path from the caller's lattice and reports
+// whether there was one.
+func (e *Engine) Delete(ctx context.Context, path string) (bool, error) {
+	c, p, err := e.writable(ctx, path)
+	if err != nil {
+		return false, err
+	}
+	deleted := false
+	err = e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+		put, del, ok, err := deleteRows(rows, p.String())
+		deleted = ok
+		return put, del, err
+	})
+	return deleted, err
+}
+
+// Append adds value to the end of the vector at path, creating the vector
+// if nothing is there, and returns its index.
+// Returns EINVALID if a value other than a vector is there.
+func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage) (int, error) {
+	c, p, err := e.writable(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := e.checkValue(value)
+	if err != nil {
+		return 0, err
+	}
+	index := 0
+	err = e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+		cur, ok := assemble(rows, p.String())
+		var list []json.RawMessage
+		if ok && json.Unmarshal(cur, &list) != nil {
+			return nil, nil, venue.Errorf(venue.EINVALID, "Cannot append to %s: it holds a %s, not a vector", p, jsonKind(cur))
+		}
+		index = len(list)
+		next, _ := json.Marshal(append(list, v))
+		return setRows(rows, p.String(), next)
+	})
+	return index, err
+}
+
+// Copy writes the value at from (any path the caller can read) to to.
+// Returns ENOTFOUND if nothing is at from.
+func (e *Engine) Copy(ctx context.Context, from, to string) error {
+	res, err := e.Read(ctx, from, e.maxValueSize())
+	if err != nil {
+		return err
+	}
+	if !res.Exists {
+		return venue.Errorf(venue.ENOTFOUND, "Nothing to copy at %s", from)
+	}
+	if res.Truncated {
+		return venue.Errorf(venue.ETOOLARGE, "Cannot copy %s: its %d bytes exceed the value size limit", from, res.ValueBytes)
+	}
+	return e.Write(ctx, to, res.Value)
+}
+
+// writable checks that the caller may write path: its own w, o and g.
+func (e *Engine) writable(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
+	c, p, err := e.callerAt(ctx, path)
+	if err != nil {
+		return c, p, err
+	}
+	switch p.Namespace() {
+	case venue.NSWorkspace, venue.NSPins, venue.NSAgents:
+		if len(p.Segments) < 2 {
+			return c, p, venue.Errorf(venue.EINVALID, "Cannot replace the whole %s namespace: write below it, e.g. %s/name", p.Namespace(), p.Namespace())
+		}
+		return c, p, nil
+	case venue.NSSecrets:
+		return c, p, venue.Errorf(venue.EFORBIDDEN, "Secrets are written with v/ops/secret/set or PUT /api/v1/secrets/{name}, never through the lattice")
+	case venue.NSAssets:
+		return c, p, venue.Errorf(venue.EFORBIDDEN, "Assets are immutable: register new metadata with POST /api/v1/assets")
+	case venue.NSJobs:
+		return c, p, venue.Errorf(venue.EFORBIDDEN, "Job records are written by the venue only")
+	}
+	return c, p, venue.Errorf(venue.EFORBIDDEN, "The venue namespace v/ is read-only")
+}
+
+func (e *Engine) maxValueSize() int {
+	if e.cfg.MaxValueSize > 0 {
+		return e.cfg.MaxValueSize
+	}
+	return DefaultMaxValueSize
+}
+
+// checkValue compacts a value (proving it is JSON) and bounds its size.
+func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
+	if len(v) > e.maxValueSize() {
+		return nil, venue.Errorf(venue.ETOOLARGE, "Value of %d bytes exceeds the limit of %d", len(v), e.maxValueSize())
+	}
+	if len(bytes.TrimSpace(v)) == 0 {
+		return nil, venue.Errorf(venue.EINVALID, "A value is required: give any JSON value")
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, v); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Value is not valid JSON: %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// assemble is readValue over rows already loaded.
+func assemble(rows []ValueRow, path string) (json.RawMessage, bool) {
+	var below []ValueRow
+	for _, r := range rows {
+		switch {
+		case r.Path == path:
+			return r.Value, true
+		case len(path) > len(r.Path) && path[:len(r.Path)+1] == r.Path+"/":
+			rest, _ := relSegments(path, r.Path)
+			return walk(r.Value, rest)
+		default:
+			below = append(below, r)
+		}
+	}
+	if len(below) == 0 {
+		return nil, false
+	}
+	tree := map[string]any{}
+	for _, r := range below {
+		if rel, ok := relSegments(r.Path, path); ok {
+			plantValue(tree, rel, r.Value)
+		}
+	}
+	v, _ := json.Marshal(tree)
+	return v, true
+}
+
+// setRows computes the change that stores v at path: an edit of an
+// ancestor's value if one is stored, else a row at path replacing every
+// row below it.
+func setRows(rows []ValueRow, path string, v json.RawMessage) ([]ValueRow, []string, error) {
+	var del []string
+	for _, r := range rows {
+		if rest, ok := relSegments(path, r.Path); ok {
+			next, err := setIn(r.Value, rest, v)
+			if err != nil {
+				return nil, nil, err
+			}
+			return []ValueRow{{Path: r.Path, Value: next}}, nil, nil
+		}
+		if r.Path != path {
+			del = append(del, r.Path)
+		}
+	}
+	return []ValueRow{{Path: path, Value: v}}, del, nil
+}
+
+// deleteRows computes the change that removes the value at path.
+func deleteRows(rows []ValueRow, path string) ([]ValueRow, []string, bool, error) {
+	var del []string
+	for _, r := range rows {
+		if rest, ok := relSegments(path, r.Path); ok {
+			next, found, err := deleteIn(r.Value, rest)
+			if err != nil || !found {
+				return nil, nil, false, err
+			}
+			return []ValueRow{{Path: r.Path, Value: next}}, nil, true, nil
+		}
+		del = append(del, r.Path)
+	}
+	return nil, del, len(del) > 0, nil
+}
+
+// setIn returns doc with v stored at segs, creating maps on the way; a
+// scalar in the way becomes a map. A vector element is replaced by index.
+func setIn(doc json.RawMessage, segs []string, v json.RawMessage) (json.RawMessage, error) {
+	if len(segs) == 0 {
+		return v, nil
+	}
+	switch typeOf(doc) {
+	case "Vector":
+		var a []json.RawMessage
+		json.Unmarshal(doc, &a)
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i >= len(a) {
+			return nil, venue.Errorf(venue.EINVALID, "Index %q is not in the vector of %d elements: use 0 to %d, or append", segs[0], len(a), len(a)-1)
+		}
+		next, err := setIn(a[i], segs[1:], v)
+		a[i] = next
+		out, _ := json.Marshal(a)
+		return out, err
+	case "Map":
+		var m map[string]json.RawMessage
+		json.Unmarshal(doc, &m)
+		next, err := setIn(m[segs[0]], segs[1:], v)
+		m[segs[0]] = next
+		out, _ := json.Marshal(m)
+		return out, err
+	}
+	next, err := setIn(nil, segs[1:], v)
+	out, _ := json.Marshal(map[string]json.RawMessage{segs[0]: next})
+	return out, err
+}
+
+// deleteIn returns doc without the value at segs and whether it was there.
+func deleteIn(doc json.RawMessage, segs []string) (json.RawMessage, bool, error) {
+	switch typeOf(doc) {
+	case "Map":
+		var m map[string]json.RawMessage
+		json.Unmarshal(doc, &m)
+		child, ok := m[segs[0]]
+		if !ok {
+			return doc, false, nil
+		}
+		if len(segs) == 1 {
+			delete(m, segs[0])
+		} else if next, found, err := deleteIn(child, segs[1:]); err != nil || !found {
+			return doc, found, err
+		} else {
+			m[segs[0]] = next
+		}
+		out, _ := json.Marshal(m)
+		return out, true, nil
+	case "Vector":
+		var a []json.RawMessage
+		json.Unmarshal(doc, &a)
+		i, err := strconv.Atoi(segs[0])
+		if err != nil || i < 0 || i >= len(a) {
+			return doc, false, nil
+		}
+		if len(segs) == 1 {
+			a = append(a[:i], a[i+1:]...)
+		} else if next, found, err := deleteIn(a[i], segs[1:]); err != nil || !found {
+			return doc, found, err
+		} else {
+			a[i] = next
+		}
+		out, _ := json.Marshal(a)
+		return out, true, nil
+	}
+	return doc, false, nil
+}

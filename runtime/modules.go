@@ -1,0 +1,98 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// ModuleChecker vets the code of an uploaded operation before the venue
+// keeps it: the wasm host compiles the module and checks its ABI. The
+// engine calls it for content uploaded to an asset whose metadata makes it
+// an operation run by a checked adapter.
+type ModuleChecker interface {
+	CheckModule(ctx context.Context, module []byte) error
+}
+
+// DefaultMaxModuleSize bounds an uploaded operation's module.
+const DefaultMaxModuleSize = 64 << 20
+
+// checkedAdapter returns the checker for the adapter of an operation asset
+// (nil when meta is no such operation).
+func (e *Engine) checkedAdapter(meta []byte) ModuleChecker {
+	var m struct {
+		Operation *struct {
+			Adapter string `json:"adapter"`
+		} `json:"operation"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Operation == nil {
+		return nil
+	}
+	return e.checkers[m.Operation.Adapter]
+}
+
+// checkOperationMeta refuses operation metadata the venue could never run:
+// no adapter, or an input schema that does not compile. Metadata without an
+// operation object is a plain asset and passes.
+func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
+	var probe struct {
+		Operation json.RawMessage `json:"operation"`
+	}
+	if json.Unmarshal(meta, &probe) != nil || probe.Operation == nil {
+		return nil
+	}
+	op, err := venue.ParseOperation("a/"+id.Hex(), meta)
+	if err != nil {
+		return err
+	}
+	if _, err := CompileSchema(op.Path, op.Input); err != nil {
+		return venue.Errorf(venue.EINVALID, "Operation input schema does not compile: %s", venue.ErrorMessage(err))
+	}
+	if _, err := CompileSchema(op.Path, op.Output); err != nil {
+		return venue.Errorf(venue.EINVALID, "Operation output schema does not compile: %s", venue.ErrorMessage(err))
+	}
+	return nil
+}
+
+// moduleTee buffers a checked operation's content as it streams, up to the
+// module size limit, so the checker can see it before it is committed.
+type moduleTee struct {
+	buf   bytes.Buffer
+	limit int
+}
+
+func (t *moduleTee) Write(p []byte) (int, error) {
+	if t.buf.Len()+len(p) > t.limit {
+		return 0, venue.Errorf(venue.ETOOLARGE, "Cannot PUT asset content: an operation module may be at most %d bytes", t.limit)
+	}
+	return t.buf.Write(p)
+}
+
+// OperationModule reads the code of the operation being run: the content
+// its metadata names by content.sha256.
+// Returns ENOTFOUND if the content was never uploaded.
+func (env *Env) OperationModule(ctx context.Context) ([]byte, error) {
+	op := env.j.op
+	ci, err := contentOf(op.Meta, op.Asset)
+	if err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Operation %s names no content: its metadata needs content.sha256 of the module", op.Path)
+	}
+	body, size, err := env.e.store.Content(ctx, ci.sha)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, venue.Errorf(venue.ENOTFOUND, "Operation %s has no module: upload its content first (PUT /api/v1/assets/{id}/content)", op.Path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer body.Close()
+	if size > DefaultMaxModuleSize {
+		return nil, venue.Errorf(venue.ETOOLARGE, "Module of operation %s is %d bytes; the limit is %d", op.Path, size, DefaultMaxModuleSize)
+	}
+	b := make([]byte, 0, size)
+	buf := bytes.NewBuffer(b)
+	_, err = io.Copy(buf, body)
+	return buf.Bytes(), err
+}

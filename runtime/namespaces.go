@@ -1,0 +1,192 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// maxMaterialized bounds how many jobs or assets a read of a whole namespace
+// gathers; past it the read answers with a count and a truncated flag, and
+// the caller pages with Slice.
+const maxMaterialized = 1000
+
+// value returns the JSON value at p as caller c sees it.
+func (e *Engine) value(ctx context.Context, c venue.Caller, p venue.Path) (json.RawMessage, bool, error) {
+	segs := p.Segments
+	switch p.Namespace() {
+	case venue.NSVenue:
+		return e.venueValue(segs[1:])
+	case venue.NSJobs:
+		return e.jobsValue(ctx, c, segs[1:])
+	case venue.NSSecrets:
+		return e.secretsValue(ctx, c, segs[1:])
+	case venue.NSAssets:
+		return e.assetsValue(ctx, segs[1:])
+	}
+	return e.readValue(ctx, c.DID, p)
+}
+
+// venueValue reads the v tree: catalog entries and venue info.
+func (e *Engine) venueValue(segs []string) (json.RawMessage, bool, error) {
+	var node any = e.cat.tree
+	for i, s := range segs {
+		switch n := node.(type) {
+		case map[string]any:
+			next, ok := n[s]
+			if !ok {
+				return nil, false, nil
+			}
+			node = next
+		case json.RawMessage:
+			v, ok := walk(n, segs[i:])
+			return v, ok, nil
+		default:
+			return nil, false, nil
+		}
+	}
+	v, err := json.Marshal(node)
+	return v, true, err
+}
+
+// jobsValue reads j (a map of the caller's job records by id) or a record.
+func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string) (json.RawMessage, bool, error) {
+	if len(segs) == 0 {
+		rows, total, err := e.store.ListJobs(ctx, c.DID, 0, maxMaterialized, true)
+		if err != nil || total > maxMaterialized {
+			return tooMany(total), err == nil, err
+		}
+		return rowsMap(len(rows), func(i int) (string, json.RawMessage) { return rows[i].ID.String(), rows[i].Record }), true, nil
+	}
+	id, err := venue.ParseJobID(segs[0])
+	if err != nil {
+		return nil, false, nil
+	}
+	rec, _, err := e.lookup(ctx, c, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, ok := walk(rec.AppendJSON(nil), segs[1:])
+	return v, ok, nil
+}
+
+// secretsValue reads s: names and when each was stored, never a value.
+func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string) (json.RawMessage, bool, error) {
+	if len(segs) == 0 {
+		names, err := e.store.SecretNames(ctx, c.DID)
+		if err != nil {
+			return nil, false, err
+		}
+		return rowsMap(len(names), func(i int) (string, json.RawMessage) { return names[i], json.RawMessage(`{"secret":true}`) }), true, nil
+	}
+	if len(segs) > 1 {
+		return nil, false, nil
+	}
+	_, updated, err := e.store.Secret(ctx, c.DID, segs[0])
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, _ := json.Marshal(map[string]any{"secret": true, "updated": updated})
+	return v, true, nil
+}
+
+// assetsValue reads a (asset metadata by id) or one asset's metadata.
+func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessage, bool, error) {
+	if len(segs) == 0 {
+		ids, total, err := e.store.ListAssets(ctx, 0, maxMaterialized)
+		if err != nil || total > maxMaterialized {
+			return tooMany(total), err == nil, err
+		}
+		metas := make([]json.RawMessage, len(ids))
+		for i, id := range ids {
+			if metas[i], err = e.store.Asset(ctx, id); err != nil {
+				return nil, false, err
+			}
+		}
+		return rowsMap(len(ids), func(i int) (string, json.RawMessage) { return ids[i].String(), metas[i] }), true, nil
+	}
+	id, err := venue.ParseAssetID(segs[0])
+	if err != nil {
+		return nil, false, nil
+	}
+	meta, err := e.store.Asset(ctx, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, ok := walk(meta, segs[1:])
+	return v, ok, nil
+}
+
+// readValue reads the caller's stored namespaces (w, o, g): the value stored
+// whole at the path, inside a value stored at an ancestor, or assembled from
+// the values stored below it.
+func (e *Engine) readValue(ctx context.Context, owner string, p venue.Path) (json.RawMessage, bool, error) {
+	path := p.String()
+	rows, err := e.store.ValueRows(ctx, owner, path)
+	if err != nil || len(rows) == 0 {
+		return nil, false, err
+	}
+	for _, r := range rows {
+		if r.Path == path {
+			return r.Value, true, nil
+		}
+		if strings.HasPrefix(path, r.Path+"/") {
+			rest, _ := relSegments(path, r.Path)
+			v, ok := walk(r.Value, rest)
+			return v, ok, nil
+		}
+	}
+	tree := map[string]any{}
+	for _, r := range rows {
+		rel, ok := relSegments(r.Path, path)
+		if ok {
+			plantValue(tree, rel, r.Value)
+		}
+	}
+	v, err := json.Marshal(tree)
+	return v, true, err
+}
+
+func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
+	for _, s := range rel[:len(rel)-1] {
+		next, ok := tree[s].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			tree[s] = next
+		}
+		tree = next
+	}
+	tree[rel[len(rel)-1]] = v
+}
+
+// rowsMap builds a JSON object from n keyed entries, in the order given.
+func rowsMap(n int, at func(int) (string, json.RawMessage)) json.RawMessage {
+	b := []byte{'{'}
+	for i := range n {
+		k, v := at(i)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = venue.AppendString(b, k)
+		b = append(append(b, ':'), v...)
+	}
+	return append(b, '}')
+}
+
+// tooMany stands in for a namespace too large to read whole.
+func tooMany(total int) json.RawMessage {
+	v, _ := json.Marshal(map[string]any{"count": total, "truncated": true,
+		"hint": "too many entries to read at once; page through them with slice"})
+	return v
+}

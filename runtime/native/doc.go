@@ -1,0 +1,5 @@
+// Package native holds the venue's operations that act on the venue itself
+// and so run as Go inside the engine rather than in the Wasm sandbox: the
+// grid family (waiting on and reading jobs). Their catalog entries sit
+// beside the code in catalog/.
+package native

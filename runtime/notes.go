@@ -1,0 +1,97 @@
+package runtime
+
+import (
+	"context"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// onNote handles what another node did to a job: a queued message wakes the
+// job if it runs here; a changed record is adopted by the local execution
+// and forwarded to local watchers.
+func (e *Engine) onNote(n JobNote) {
+	j := e.jobs.get(n.ID)
+	switch {
+	case n.Kind == "message" && j != nil:
+		j.wake()
+	case n.Kind != "job":
+	case j != nil:
+		e.adopt(j)
+	case e.hub.watched(n.ID):
+		row, err := e.store.Job(context.Background(), n.ID)
+		if err != nil {
+			e.log.Warn("reload job for watchers", "job", n.ID, "err", err)
+			return
+		}
+		if rec, err := decodeRow(row); err == nil {
+			e.hub.publish(rec)
+		}
+	}
+}
+
+// adopt makes the stored record of j the truth on this node: another node
+// changed the job, or won a race to change it. The local execution stops
+// if the job ended, paused, or was resumed elsewhere (where it now runs).
+func (e *Engine) adopt(j *job) {
+	row, err := e.store.Job(context.Background(), j.id)
+	if err != nil {
+		e.log.Warn("reload job", "job", j.id, "err", err)
+		return
+	}
+	rec, err := decodeRow(row)
+	if err != nil {
+		e.log.Error("decode stored job", "job", j.id, "err", err)
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	old := j.rec
+	if rec.Version < old.Version || (rec.Version == old.Version && rec.Status == old.Status) {
+		return
+	}
+	j.rec, j.last = rec, doneTicket()
+	if rec.Status != venue.StatusPending && rec.Status != venue.StatusInputRequired {
+		if j.cancel != nil {
+			j.cancel(errCancelled)
+			j.cancel = nil
+		}
+		j.run++
+	}
+	if rec.Status.Terminal() && !old.Status.Terminal() {
+		e.ended(j)
+	}
+	if rec.Status.Terminal() || rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused {
+		e.jobs.drop(j)
+	}
+	e.hub.publish(rec)
+}
+
+// recover fails the jobs a previous run of a single-node venue left
+// unfinished: nothing runs them any more, and a client polling one must
+// learn that rather than wait forever.
+func (e *Engine) recover(ctx context.Context) error {
+	if !e.cfg.SingleNode {
+		return nil
+	}
+	rows, err := e.store.UnfinishedJobs(ctx)
+	if err != nil {
+		return err
+	}
+	out := make([]JobRow, 0, len(rows))
+	for _, r := range rows {
+		rec, err := decodeRow(r)
+		if err != nil {
+			return err
+		}
+		n := rec.Next(venue.StatusFailed, e.ms())
+		n.Error = "The venue restarted before the job finished"
+		out = append(out, rowOf(n))
+	}
+	if len(out) > 0 {
+		if _, err := e.store.WriteJobs(ctx, out); err != nil {
+			return err
+		}
+		e.log.Info("failed jobs left unfinished by the previous run", "count", len(out))
+	}
+	return nil
+}

@@ -1,0 +1,206 @@
+package outbound
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Client sends requests under a Policy. It is safe for concurrent use.
+type Client struct {
+	policy   Policy
+	resolver *net.Resolver
+	http     *http.Client
+}
+
+// New returns a client enforcing p.
+func New(p Policy) *Client {
+	p.setDefaults()
+	c := &Client{policy: p, resolver: net.DefaultResolver}
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	tr := &http.Transport{
+		DialContext:           c.dialContext(dialer),
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: p.Timeout,
+		Proxy:                 nil, // a proxy would dial on our behalf, past the address checks
+	}
+	c.http = &http.Client{Transport: tr, Timeout: p.Timeout, CheckRedirect: c.checkRedirect}
+	return c
+}
+
+// CheckURL refuses a URL the policy forbids before any connection is made:
+// a scheme other than http(s), no host, a blocked host, or a host that
+// resolves to an internal address. The check is repeated on the addresses
+// actually dialled.
+func (c *Client) CheckURL(ctx context.Context, u *url.URL) error {
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return venue.Errorf(venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: %s", u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return venue.Errorf(venue.EINVALID, "URL has no host: %s", redactURL(u))
+	}
+	_, err := c.resolve(ctx, u.Hostname(), hostPort(u))
+	return err
+}
+
+// Do sends req and returns the response with its body bounded by
+// MaxResponse (reading past it fails with ETOOLARGE). secret lists header
+// names whose values must not follow a redirect to another host.
+func (c *Client) Do(req *http.Request, secret []string) (*http.Response, error) {
+	if err := c.CheckURL(req.Context(), req.URL); err != nil {
+		return nil, err
+	}
+	req = req.WithContext(context.WithValue(req.Context(), secretHeadersKey{}, secretHeaders{host: req.URL.Host, names: secret}))
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, describe(err, req.URL)
+	}
+	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse}
+	return resp, nil
+}
+
+// resolve returns the addresses of host a request may dial, refusing
+// blocked hosts and internal addresses unless the host is allowed.
+func (c *Client) resolve(ctx context.Context, host, hostport string) ([]netip.Addr, error) {
+	if c.policy.blocked(host, hostport) {
+		return nil, venue.Errorf(venue.EFORBIDDEN, "Host is blocked: %s", host)
+	}
+	addrs, err := c.resolver.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return nil, venue.Errorf(venue.EINVALID, "Cannot resolve host: %s", host)
+	}
+	if c.policy.allowed(host, hostport) {
+		return addrs, nil
+	}
+	for _, a := range addrs {
+		if internal(a) {
+			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets a private/internal address: %s (resolved to %s). Add to allowList if this is intentional.", host, a.Unmap())
+		}
+	}
+	return addrs, nil
+}
+
+// dialContext dials only addresses resolve approved, so a DNS answer that
+// changes between the check and the connection (rebinding) gains nothing.
+func (c *Client) dialContext(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		addrs, err := c.resolve(ctx, host, addr)
+		if err != nil {
+			return nil, err
+		}
+		var errs []error
+		for _, a := range addrs {
+			conn, err := d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port))
+			if err == nil {
+				return conn, nil
+			}
+			errs = append(errs, err)
+		}
+		return nil, errors.Join(errs...)
+	}
+}
+
+type secretHeadersKey struct{}
+
+type secretHeaders struct {
+	host  string
+	names []string
+}
+
+// checkRedirect bounds redirects, re-checks each target's scheme, and drops
+// the credential headers when a redirect leaves the original host (net/http
+// drops Authorization itself, but not custom API-key headers).
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) > max(c.policy.MaxRedirects, 0) {
+		return venue.Errorf(venue.EINVALID, "Stopped after %d redirects", len(via)-1)
+	}
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return venue.Errorf(venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: %s", req.URL.Scheme)
+	}
+	if sh, ok := req.Context().Value(secretHeadersKey{}).(secretHeaders); ok && !strings.EqualFold(req.URL.Host, sh.host) {
+		for _, h := range sh.names {
+			req.Header.Del(h)
+		}
+		req.Header.Del("Authorization")
+	}
+	return nil
+}
+
+// describe words a transport failure; a policy refusal keeps its own error.
+func describe(err error, u *url.URL) error {
+	var ve *venue.Error
+	if errors.As(err, &ve) {
+		return ve
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return venue.Errorf(venue.ETIMEOUT, "Request to %s timed out", u.Hostname())
+	}
+	return venue.Errorf(venue.EUNAVAILABLE, "Request to %s failed: %s", u.Hostname(), lastPart(err))
+}
+
+// lastPart keeps the innermost part of a wrapped network error, which names
+// the cause ("connection refused") without repeating the URL.
+func lastPart(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		return msg[i+2:]
+	}
+	return msg
+}
+
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if u.Scheme == "https" {
+		return u.Hostname() + ":443"
+	}
+	return u.Hostname() + ":80"
+}
+
+// redactURL drops the query and user info, which may hold credentials.
+func redactURL(u *url.URL) string {
+	c := *u
+	c.User, c.RawQuery = nil, ""
+	return c.String()
+}
+
+// limitedBody fails a read past the response size cap rather than
+// silently truncating.
+type limitedBody struct {
+	r    io.ReadCloser
+	left int64
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left < 0 {
+		return 0, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+	}
+	if int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	if b.left < 0 {
+		return n, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+	}
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.r.Close() }

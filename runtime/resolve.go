@@ -1,0 +1,147 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// resolve finds the operation a reference names, as the caller sees it.
+// Returns EINVALID with the spec's "Cannot resolve operation" message when
+// nothing is found, so callers can tell a typo from a failure.
+func (e *Engine) resolve(ctx context.Context, c venue.Caller, ref string) (*venue.Operation, error) {
+	if op, ok := e.cat.byRef[ref]; ok {
+		return op, nil
+	}
+	r, err := venue.ParseOpRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	return e.resolveRef(ctx, c, r, true)
+}
+
+// resolveRef follows at most one indirection (a registered name, or a pin
+// holding an asset id) so references cannot loop.
+func (e *Engine) resolveRef(ctx context.Context, c venue.Caller, r venue.OpRef, follow bool) (*venue.Operation, error) {
+	switch r.Kind {
+	case venue.RefName:
+		target, ok := e.cfg.Names[r.Name]
+		if !ok || !follow {
+			return nil, venue.UnresolvableOp(r.Raw)
+		}
+		return e.follow(ctx, c, r.Raw, target)
+	case venue.RefDID:
+		if r.DID != e.id.DID && r.DID != c.DID {
+			return nil, venue.UnresolvableOp(r.Raw)
+		}
+		if r.Path.Segments == nil {
+			return e.assetOp(ctx, r.Raw, r.Asset)
+		}
+		return e.pathOp(ctx, c, r, follow)
+	case venue.RefAsset:
+		return e.assetOp(ctx, r.Raw, r.Asset)
+	case venue.RefPath:
+		return e.pathOp(ctx, c, r, follow)
+	}
+	return nil, venue.UnresolvableOp(r.Raw)
+}
+
+func (e *Engine) follow(ctx context.Context, c venue.Caller, raw, target string) (*venue.Operation, error) {
+	t, err := venue.ParseOpRef(target)
+	if err != nil {
+		return nil, venue.UnresolvableOp(raw)
+	}
+	return e.resolveRef(ctx, c, t, false)
+}
+
+// pathOp resolves v/ paths in the catalog and o/ or w/ paths in the caller's
+// workspace, where a pin holds operation metadata inline or an asset id.
+func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, follow bool) (*venue.Operation, error) {
+	path := r.Path.String()
+	switch r.Path.Namespace() {
+	case venue.NSVenue:
+		if op, ok := e.cat.byPath[path]; ok {
+			return op, nil
+		}
+	case venue.NSPins, venue.NSWorkspace:
+		v, ok, err := e.readValue(ctx, c.DID, r.Path)
+		if err != nil {
+			return nil, err
+		}
+		if ok && len(v) > 0 && v[0] == '{' {
+			return venue.ParseOperation(path, v)
+		}
+		var target string
+		if ok && follow && json.Unmarshal(v, &target) == nil {
+			return e.follow(ctx, c, r.Raw, target)
+		}
+	}
+	return nil, venue.UnresolvableOp(r.Raw)
+}
+
+func (e *Engine) assetOp(ctx context.Context, raw string, id venue.AssetID) (*venue.Operation, error) {
+	if op := e.schemas.op(id); op != nil {
+		return op, nil
+	}
+	meta, err := e.store.Asset(ctx, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil, venue.UnresolvableOp(raw)
+	}
+	if err != nil {
+		return nil, err
+	}
+	op, err := venue.ParseOperation("a/"+id.Hex(), meta)
+	if err != nil {
+		return nil, err
+	}
+	e.schemas.putOp(id, op)
+	return op, nil
+}
+
+// checkNames makes sure every configured name resolves to a catalog path or
+// asset: a name that points nowhere is a configuration mistake.
+func (e *Engine) checkNames() error {
+	for name, target := range e.cfg.Names {
+		r, err := venue.ParseOpRef(name)
+		if err != nil || r.Kind != venue.RefName {
+			return fmt.Errorf("operation name %q: names are letters, digits, '-', '_' and '.'", name)
+		}
+		t, err := venue.ParseOpRef(target)
+		if err != nil {
+			return fmt.Errorf("operation name %q: target %q is not an operation reference", name, target)
+		}
+		if t.Kind == venue.RefPath && t.Path.Namespace() == venue.NSVenue && e.cat.byPath[t.Path.String()] == nil {
+			return fmt.Errorf("operation name %q: no catalog entry at %s", name, target)
+		}
+	}
+	return nil
+}
+
+// schemaCache keeps compiled input schemas and parsed asset operations.
+// Both are keyed by the metadata's hash, so entries never go stale; the
+// cache is emptied when it grows past its bound.
+type schemaCache struct {
+	mu      sync.Mutex
+	schemas map[venue.AssetID]*compiledSchema
+	ops     map[venue.AssetID]*venue.Operation
+}
+
+const schemaCacheMax = 4096
+
+func (s *schemaCache) op(id venue.AssetID) *venue.Operation {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ops[id]
+}
+
+func (s *schemaCache) putOp(id venue.AssetID, op *venue.Operation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ops == nil || len(s.ops) >= schemaCacheMax {
+		s.ops = map[venue.AssetID]*venue.Operation{}
+	}
+	s.ops[id] = op
+}

@@ -1,0 +1,118 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
+)
+
+func openFile(t *testing.T, path string) *sql.Store {
+	t.Helper()
+	st, err := sql.Open(context.Background(), path, sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestEngine_DurableStoreKeepsIdentityAndJobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	h := mustEngineOn(t, st)
+	did, key := h.Identity().DID, h.Identity().Key
+	job := h.invoke(t, "v/test/ops/echo", `{"keep": true}`, time.Minute)
+	h.Close()
+	st.Close()
+
+	st = openFile(t, path)
+	defer st.Close()
+	h = mustEngineOn(t, st)
+	if h.Identity().DID != did || !h.Identity().Key.Equal(key) {
+		t.Fatal("the venue key changed across a restart")
+	}
+	if got, err := h.Job(h.alice, job.ID); err != nil || string(got.Output) != `{"keep":true}` {
+		t.Fatalf("job after restart: %v %v", got, err)
+	}
+}
+
+func TestEngine_RestartFailsJobsLeftUnfinished(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	// A record a crashed venue left STARTED.
+	rec := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 1}, Status: venue.StatusStarted, Created: 1, Updated: 2,
+		Operation: "v/test/ops/never", Caller: "did:key:alice", Version: 2}
+	row := runtime.JobRow{ID: rec.ID, Owner: rec.Caller, Status: rec.Status, Version: 2, Created: 1, Updated: 2, Record: rec.AppendJSON(nil)}
+	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st = openFile(t, path)
+	defer st.Close()
+	h := mustEngineOn(t, st)
+	got, err := h.Job(h.alice, rec.ID)
+	if err != nil || got.Status != venue.StatusFailed || got.Error != "The venue restarted before the job finished" {
+		t.Fatalf("got %v %v", got, err)
+	}
+	if got.Prev == nil || got.Prev.Status != venue.StatusStarted {
+		t.Fatal("the failure did not keep the STARTED state in prev")
+	}
+}
+
+func TestEngine_ConfiguredSeedSetsTheKey(t *testing.T) {
+	seed := make([]byte, 32)
+	seed[0] = 7
+	a := mustEngine(t, func(c *runtime.Config) { c.Seed = seed })
+	b := mustEngine(t, func(c *runtime.Config) { c.Seed = seed })
+	if !a.Identity().Key.Equal(b.Identity().Key) {
+		t.Fatal("the same seed gave two keys")
+	}
+}
+
+// countingStore counts the transactions the engine's writer makes.
+type countingStore struct {
+	*sql.Store
+	calls, rows atomic.Int64
+}
+
+func (c *countingStore) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, error) {
+	c.calls.Add(1)
+	c.rows.Add(int64(len(rows)))
+	return c.Store.WriteJobs(ctx, rows)
+}
+
+func TestEngine_GroupCommitsJobRecords(t *testing.T) {
+	st, err := sql.Open(context.Background(), "", sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	cs := &countingStore{Store: st}
+	h := mustEngineOn(t, cs)
+	const n = 400
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			j, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/echo", Input: json.RawMessage(`{}`), Wait: time.Minute})
+			if err != nil || j.Status != venue.StatusComplete {
+				t.Errorf("invoke: %v %v", j, err)
+			}
+		})
+	}
+	wg.Wait()
+	calls, rows := cs.calls.Load(), cs.rows.Load()
+	t.Logf("%d jobs, 3 states each: %d rows in %d transactions", n, rows, calls)
+	if calls >= n {
+		t.Fatalf("%d transactions for %d concurrent jobs: records are not group-committed", calls, n)
+	}
+	if _, total, _ := h.Jobs(h.alice, 0, 0); total != n {
+		t.Fatalf("%d jobs stored, want %d", total, n)
+	}
+}

@@ -1,0 +1,109 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+const secretValue = "sk-test-4f9a8b7c6d5e"
+
+func TestEngine_Secrets(t *testing.T) {
+	h := mustEngine(t)
+	if err := h.PutSecret(h.alice, "OPENAI_KEY", secretValue); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("names are listed, per caller", func(t *testing.T) {
+		if names, _ := h.SecretNames(h.alice); len(names) != 1 || names[0] != "OPENAI_KEY" {
+			t.Fatalf("alice's names %v", names)
+		}
+		if names, _ := h.SecretNames(h.bob); len(names) != 0 {
+			t.Fatalf("bob sees %v", names)
+		}
+	})
+	t.Run("the store holds no plaintext", func(t *testing.T) {
+		sealed, _, err := h.store.Secret(context.Background(), "did:key:alice", "OPENAI_KEY")
+		if err != nil || bytes.Contains(sealed, []byte(secretValue)) {
+			t.Fatalf("stored %q (%v)", sealed, err)
+		}
+	})
+	t.Run("a sealed value moved to another owner does not open", func(t *testing.T) {
+		sealed, updated, _ := h.store.Secret(context.Background(), "did:key:alice", "OPENAI_KEY")
+		h.store.PutSecret(context.Background(), "did:key:bob", "OPENAI_KEY", sealed, updated)
+		j := h.invokeAs(t, h.bob, "v/test/ops/reveal", `{"secret": "s/OPENAI_KEY"}`)
+		if j.Status != venue.StatusFailed || strings.Contains(j.Error, secretValue) {
+			t.Fatalf("bob opened alice's sealed secret: %s %q %s", j.Status, j.Error, j.Output)
+		}
+	})
+	t.Run("bad names are refused", func(t *testing.T) {
+		for _, name := range []string{"", "a/b", "with space", strings.Repeat("x", 200), "..", "-lead"} {
+			wantCode(t, h.PutSecret(h.alice, name, "v"), venue.EINVALID)
+		}
+	})
+	t.Run("oversized values are refused", func(t *testing.T) {
+		wantCode(t, h.PutSecret(h.alice, "BIG", strings.Repeat("x", venue.MaxSecretValueLen+1)), venue.ETOOLARGE)
+	})
+	t.Run("delete ends access", func(t *testing.T) {
+		h.PutSecret(h.alice, "TEMP", "temporary-value")
+		if err := h.DeleteSecret(h.alice, "TEMP"); err != nil {
+			t.Fatal(err)
+		}
+		wantCode(t, h.DeleteSecret(h.alice, "TEMP"), venue.ENOTFOUND)
+		j := h.invoke(t, "v/test/ops/reveal", `{"secret": "s/TEMP"}`, time.Minute)
+		if j.Status != venue.StatusFailed || !strings.Contains(j.Error, "Secret not found: TEMP") {
+			t.Fatalf("a deleted secret still resolves: %s %q", j.Status, j.Error)
+		}
+	})
+}
+
+func TestEngine_SecretsAreMaskedInRecords(t *testing.T) {
+	h := mustEngine(t)
+	h.PutSecret(h.alice, "TOKEN", secretValue)
+	t.Run("a resolved secret in the output", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/reveal", `{"secret": "s/TOKEN"}`, time.Minute)
+		if j.Status != venue.StatusComplete {
+			t.Fatalf("%s %q", j.Status, j.Error)
+		}
+		h.assertNoSecret(t, j.ID)
+		if !strings.Contains(string(j.Output), runtime.Hidden) {
+			t.Fatalf("output %s lacks the mask", j.Output)
+		}
+	})
+	t.Run("secret-marked input and output fields", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/echo", `{"secret": "`+secretValue+`", "plain": 1}`, time.Minute)
+		if string(j.Input) != `{"plain":1,"secret":"HIDDEN"}` || string(j.Output) != `{"plain":1,"secret":"HIDDEN"}` {
+			t.Fatalf("input %s output %s", j.Input, j.Output)
+		}
+		h.assertNoSecret(t, j.ID)
+	})
+}
+
+// assertNoSecret checks that neither alice's record in memory nor the
+// stored row holds secretValue, anywhere in the prev chain.
+func (h *harness) assertNoSecret(t *testing.T, id venue.JobID) {
+	t.Helper()
+	j, _ := h.Job(h.alice, id)
+	b, _ := json.Marshal(j)
+	row, err := h.store.Job(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(secretValue)) || bytes.Contains(row.Record, []byte(secretValue)) {
+		t.Fatalf("secret in job record: %s", row.Record)
+	}
+}
+
+func (h *harness) invokeAs(t *testing.T, ctx context.Context, op, input string) *venue.Job {
+	t.Helper()
+	j, err := h.Invoke(ctx, runtime.InvokeRequest{Operation: op, Input: json.RawMessage(input), Wait: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}

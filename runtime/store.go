@@ -1,0 +1,185 @@
+package runtime
+
+import (
+	"context"
+	"io"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Store is everything the engine keeps. The sql package implements it over
+// SQLite and Postgres; one test suite (sql/storetest) holds both to this
+// contract. Methods return *venue.Error with ENOTFOUND where they say so and
+// wrap anything else with context.
+type Store interface {
+	JobStore
+	AssetStore
+	ContentStore
+	SecretStore
+	ValueStore
+	MetaStore
+	UserStore
+	Close() error
+}
+
+// JobRow is a job record as stored: the columns the store indexes and the
+// record's JSON, which the store keeps byte for byte.
+type JobRow struct {
+	ID      venue.JobID
+	Owner   string // the caller DID that owns the job
+	Status  venue.JobStatus
+	Version int64 // 1 for a new job, +1 per transition
+	Created int64 // ms
+	Updated int64 // ms
+	Record  []byte
+}
+
+// JobStore keeps job records and the messages clients send to jobs.
+type JobStore interface {
+	// WriteJobs stores rows in one transaction and reports, per row, whether
+	// it was applied. A row with no stored job is inserted. A row replaces a
+	// stored job only if its Version is greater and the stored Status is not
+	// terminal, so a terminal record is immutable and, of two writers racing
+	// to the same version, the first wins. Every applied row is durable when
+	// WriteJobs returns. Rows hold distinct ids.
+	WriteJobs(ctx context.Context, rows []JobRow) ([]bool, error)
+
+	// Job returns the stored row. Returns ENOTFOUND if there is none.
+	Job(ctx context.Context, id venue.JobID) (JobRow, error)
+
+	// ListJobs returns the owner's jobs in id order (oldest first), skipping
+	// offset and returning at most limit (limit < 0 means all), with the
+	// owner's total. Records are filled only if withRecords is set.
+	ListJobs(ctx context.Context, owner string, offset, limit int, withRecords bool) ([]JobRow, int, error)
+
+	// DeleteJob removes the owner's job and its messages.
+	// Returns ENOTFOUND if the owner has no such job.
+	DeleteJob(ctx context.Context, owner string, id venue.JobID) error
+
+	// AddJobMessage appends a message to the job's queue and returns how many
+	// messages are queued after it.
+	AddJobMessage(ctx context.Context, id venue.JobID, msg []byte) (int, error)
+
+	// TakeJobMessage removes and returns the oldest queued message, or nil
+	// if none is queued.
+	TakeJobMessage(ctx context.Context, id venue.JobID) ([]byte, error)
+
+	// UnfinishedJobs returns every job whose status is not terminal, in id
+	// order, with records. A single-node venue fails them at start: whatever
+	// ran them is gone.
+	UnfinishedJobs(ctx context.Context) ([]JobRow, error)
+}
+
+// AssetStore keeps asset metadata, byte for byte as registered.
+type AssetStore interface {
+	// PutAsset stores meta under id for owner unless id is already stored,
+	// and reports whether it was new. Metadata is immutable: the id is its hash.
+	PutAsset(ctx context.Context, id venue.AssetID, owner string, meta []byte, created int64) (bool, error)
+
+	// Asset returns the metadata. Returns ENOTFOUND if there is none.
+	Asset(ctx context.Context, id venue.AssetID) ([]byte, error)
+
+	// ListAssets returns asset ids in id order, skipping offset and returning
+	// at most limit (limit < 0 means all), with the total count.
+	ListAssets(ctx context.Context, offset, limit int) ([]venue.AssetID, int, error)
+}
+
+// ContentStore keeps asset content, addressed by the SHA-256 of its bytes.
+// Content is streamed in and out; neither side holds it whole in memory.
+type ContentStore interface {
+	// NewContent starts an upload of content whose hash the caller expects
+	// to be sha256. Nothing is visible to Content until Commit; Abort (or a
+	// failed Commit) leaves nothing behind.
+	NewContent(ctx context.Context, sha256 [32]byte) (ContentUpload, error)
+
+	// Content returns a reader over stored content and its size.
+	// Returns ENOTFOUND if there is none. The caller closes the reader.
+	Content(ctx context.Context, sha256 [32]byte) (io.ReadCloser, int64, error)
+}
+
+// ContentUpload receives content in order. The engine hashes what it writes
+// and calls Commit only if the hash matches.
+type ContentUpload interface {
+	io.Writer
+	Commit(ctx context.Context) error
+	Abort(ctx context.Context) error
+}
+
+// SecretStore keeps sealed (encrypted) secret values per owner. It never sees
+// a plaintext value.
+type SecretStore interface {
+	// PutSecret creates or replaces the owner's secret.
+	PutSecret(ctx context.Context, owner, name string, sealed []byte, updated int64) error
+
+	// Secret returns the sealed value and when it was stored.
+	// Returns ENOTFOUND if the owner has no such secret.
+	Secret(ctx context.Context, owner, name string) ([]byte, int64, error)
+
+	// SecretNames returns the owner's secret names, sorted.
+	SecretNames(ctx context.Context, owner string) ([]string, error)
+
+	// DeleteSecret removes the owner's secret.
+	// Returns ENOTFOUND if the owner has no such secret.
+	DeleteSecret(ctx context.Context, owner, name string) error
+}
+
+// ValueRow is one stored lattice value: a JSON value at a path such as
+// "w/notes/today". Among one owner's rows no path is a prefix (at a segment
+// boundary) of another: a value is either stored whole at a path or
+// assembled from the rows below it.
+type ValueRow struct {
+	Path  string
+	Value []byte
+}
+
+// ValueStore keeps the per-owner lattice namespaces w, o and g.
+type ValueStore interface {
+	// ValueRows returns the owner's rows related to path: the row at path,
+	// a row at any ancestor of path, and every row below path, in path order.
+	ValueRows(ctx context.Context, owner, path string) ([]ValueRow, error)
+
+	// UpdateValues runs fn over the rows ValueRows would return, inside a
+	// transaction that keeps other writers of those rows out, then deletes
+	// the paths and stores the rows fn returns. If fn fails nothing changes.
+	UpdateValues(ctx context.Context, owner, path string,
+		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
+}
+
+// MetaStore keeps venue-wide settings such as the venue's key.
+type MetaStore interface {
+	// Meta returns the value under key. Returns ENOTFOUND if there is none.
+	Meta(ctx context.Context, key string) ([]byte, error)
+
+	// PutMetaIfAbsent stores value under key unless one is stored, and
+	// returns the stored value. Two nodes starting at once agree on one.
+	PutMetaIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error)
+}
+
+// UserStore knows which callers have used the venue.
+type UserStore interface {
+	// TouchUser records that did has used the venue, once.
+	TouchUser(ctx context.Context, did string, now int64) error
+
+	// HasUser reports whether did has used the venue.
+	HasUser(ctx context.Context, did string) (bool, error)
+
+	// CountUsers returns how many callers have used the venue.
+	CountUsers(ctx context.Context) (int, error)
+}
+
+// JobNote tells a node that another node changed a job (Kind "job") or
+// queued a message for it (Kind "message").
+type JobNote struct {
+	Kind    string
+	ID      venue.JobID
+	Status  venue.JobStatus
+	Version int64
+}
+
+// Notifier is implemented by stores that several venue processes share
+// (Postgres). WriteJobs and AddJobMessage of every other process reach fn;
+// a process's own writes do not. The engine uses it to stop, resume and
+// answer jobs it runs and to feed SSE streams on every node.
+type Notifier interface {
+	ListenJobs(ctx context.Context, fn func(JobNote)) error
+}

@@ -1,0 +1,244 @@
+package runtime
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// writer group-commits job records. Transitions hand it rows and carry on;
+// flushers write everything waiting in one store transaction each, so a
+// thousand concurrent jobs cost a few transactions, not a thousand. Rows of
+// the same job that pile up before a flush are coalesced into the latest:
+// each record embeds its predecessors in its prev chain, so nothing is lost.
+// Whoever must not go on before a record is durable (an invoke about to hand
+// out a job id) waits on the ticket.
+//
+// A row may be put lazily: it waits up to lazyDelay for a later state of
+// its job to replace it. A quick job invoked with wait is then written once,
+// finished, instead of three times; a slow one still shows up in the store
+// within lazyDelay. Nobody has been handed the id of a lazily written job:
+// its invoker waits for the final record, which is written eagerly.
+type writer struct {
+	store      JobStore
+	unfinished func() int // jobs not yet finished, each with a row still to come
+	onFlush    func(rows []JobRow, applied []bool, err error)
+	mu         sync.Mutex
+	pending    map[venue.JobID]*pendingRow
+	order      []venue.JobID // arrival order of pending ids
+	inflight   map[venue.JobID]bool
+	armed      bool // a timer will kick the flushers when lazy rows fall due
+	kick       chan struct{}
+	done       chan struct{}
+	wg         sync.WaitGroup
+	closed     bool
+}
+
+// lazyDelay is how long a lazily put row may wait for its successor.
+const lazyDelay = 25 * time.Millisecond
+
+// gatherDelay is how long a flusher waits for more rows when more jobs are
+// executing than it has rows in hand, as Postgres's commit_delay does: a
+// transaction costs far more than a row, so under load a short wait buys a
+// larger batch for the same commit, at a fraction of a millisecond of latency.
+const gatherDelay = 300 * time.Microsecond
+
+// gatherTarget is the batch size past which a flusher no longer waits.
+const gatherTarget = 64
+
+type pendingRow struct {
+	job    *venue.Job // encoded when flushed, so a replaced state costs nothing
+	ticket *ticket
+	due    time.Time // zero: write at once
+}
+
+// ticket is closed once the row it was issued for (or a later row of the
+// same job coalesced into it) is written or has failed to be.
+type ticket struct {
+	done chan struct{}
+	err  error
+}
+
+func (t *ticket) wait(ctx context.Context) error {
+	select {
+	case <-t.done:
+		return t.err
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// maxBatch bounds one transaction so a burst cannot build a huge statement.
+const maxBatch = 512
+
+func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]JobRow, []bool, error)) *writer {
+	w := &writer{store: st, unfinished: unfinished, onFlush: onFlush, pending: map[venue.JobID]*pendingRow{},
+		inflight: map[venue.JobID]bool{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
+	for range flushers {
+		w.wg.Add(1)
+		go w.loop()
+	}
+	return w
+}
+
+// put queues row and returns the ticket that says when it is durable. A
+// lazy row may wait lazyDelay for a successor; an eager one, or an eager
+// successor of a lazy one, is written at the next flush.
+func (w *writer) put(j *venue.Job, lazy bool) *ticket {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		t := &ticket{done: make(chan struct{}), err: venue.Errorf(venue.EUNAVAILABLE, "The venue is shutting down")}
+		close(t.done)
+		return t
+	}
+	p, ok := w.pending[j.ID]
+	if ok {
+		p.job = j
+	} else {
+		p = &pendingRow{job: j, ticket: &ticket{done: make(chan struct{})}}
+		w.pending[j.ID] = p
+		w.order = append(w.order, j.ID)
+		if lazy {
+			p.due = time.Now().Add(lazyDelay)
+			w.armLocked(lazyDelay)
+		}
+	}
+	if !lazy {
+		p.due = time.Time{}
+	}
+	w.mu.Unlock()
+	if !lazy {
+		w.wake()
+	}
+	return p.ticket
+}
+
+func (w *writer) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// armLocked makes sure a timer wakes the flushers after d. Call with w.mu held.
+func (w *writer) armLocked(d time.Duration) {
+	if w.armed {
+		return
+	}
+	w.armed = true
+	time.AfterFunc(d, func() {
+		w.mu.Lock()
+		w.armed = false
+		w.mu.Unlock()
+		w.wake()
+	})
+}
+
+func (w *writer) loop() {
+	defer w.wg.Done()
+	for {
+		batch := w.take(maxBatch)
+		if len(batch) == 0 {
+			select {
+			case <-w.kick:
+				continue
+			case <-w.done:
+				if batch = w.take(maxBatch); len(batch) == 0 {
+					return
+				}
+			}
+		}
+		w.flush(w.gather(batch))
+	}
+}
+
+// gather waits gatherDelay once and tops batch up, if more jobs are
+// unfinished than batch holds rows: under load, rows arrive a few at a
+// time, and one commit for many of them costs far less than one each. A
+// single job alone never waits. (Waking on every new row instead was
+// slower: the wake-ups cost more than the wait.)
+func (w *writer) gather(batch []*pendingRow) []*pendingRow {
+	if len(batch) >= gatherTarget || w.unfinished() <= len(batch) {
+		return batch
+	}
+	select {
+	case <-time.After(gatherDelay):
+	case <-w.done:
+	}
+	return append(batch, w.take(maxBatch-len(batch))...)
+}
+
+// take removes up to maxBatch rows that are due and whose job has no write
+// in flight: a job's rows are written one transaction after another, never
+// two at once, so a later state can never be overtaken by an earlier one.
+// Once the writer is closing, lazy rows are due at once.
+func (w *writer) take(max int) []*pendingRow {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var batch []*pendingRow
+	var next time.Time // the earliest lazy row left waiting
+	now := time.Now()
+	rest := w.order[:0]
+	for _, id := range w.order {
+		p := w.pending[id]
+		waiting := !w.closed && p.due.After(now)
+		if len(batch) == max || w.inflight[id] || waiting {
+			if waiting && (next.IsZero() || p.due.Before(next)) {
+				next = p.due
+			}
+			rest = append(rest, id)
+			continue
+		}
+		batch = append(batch, w.pending[id])
+		delete(w.pending, id)
+		w.inflight[id] = true
+	}
+	w.order = rest
+	if !next.IsZero() {
+		w.armLocked(next.Sub(now))
+	}
+	return batch
+}
+
+func (w *writer) flush(batch []*pendingRow) {
+	rows := make([]JobRow, len(batch))
+	for i, p := range batch {
+		rows[i] = rowOf(p.job)
+	}
+	applied, err := w.store.WriteJobs(context.Background(), rows)
+	w.mu.Lock()
+	for _, r := range rows {
+		delete(w.inflight, r.ID)
+	}
+	more := len(w.order) > 0
+	w.mu.Unlock()
+	if more {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
+	w.onFlush(rows, applied, err)
+	for _, p := range batch {
+		p.ticket.err = err
+		close(p.ticket.done)
+	}
+}
+
+// close writes out everything queued and stops the flushers.
+func (w *writer) close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	close(w.done)
+	w.wake()
+	w.wg.Wait()
+	return nil
+}

@@ -1,0 +1,83 @@
+package sql
+
+import (
+	"context"
+	dbsql "database/sql"
+	"errors"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/jmoiron/sqlx"
+)
+
+// PutAsset stores meta under id for owner unless id is already stored, and
+// reports whether it was new. A stored asset is never replaced: its id is
+// the hash of its metadata.
+func (s *Store) PutAsset(ctx context.Context, id venue.AssetID, owner string, meta []byte, created int64) (bool, error) {
+	q := s.d.q("INSERT INTO assets (id, owner, meta, created) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+	res, err := s.w.ExecContext(ctx, q, id[:], owner, meta, created)
+	if err != nil {
+		return false, wrap(err, "put asset %s", id)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, wrap(err, "put asset %s", id)
+	}
+	return n == 1, nil
+}
+
+// Asset returns the metadata as registered. Returns ENOTFOUND if there is none.
+func (s *Store) Asset(ctx context.Context, id venue.AssetID) ([]byte, error) {
+	var meta []byte
+	err := s.r.QueryRowContext(ctx, s.d.q("SELECT meta FROM assets WHERE id = ?"), id[:]).Scan(&meta)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s", id)
+	}
+	if err != nil {
+		return nil, wrap(err, "load asset %s", id)
+	}
+	return meta, nil
+}
+
+// ListAssets returns a page of asset ids in id order and the total count,
+// both from one snapshot.
+func (s *Store) ListAssets(ctx context.Context, offset, limit int) ([]venue.AssetID, int, error) {
+	var (
+		ids   []venue.AssetID
+		total int
+	)
+	offset = max(offset, 0)
+	err := s.inReadTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &total, "SELECT count(*) FROM assets"); err != nil {
+			return err
+		}
+		if offset >= total || limit == 0 {
+			return nil
+		}
+		var err error
+		ids, err = listAssets(ctx, tx, s.d.q("SELECT id FROM assets ORDER BY id LIMIT ? OFFSET ?"), s.d.limit(limit), offset)
+		return err
+	})
+	if err != nil {
+		return nil, 0, wrap(err, "list assets")
+	}
+	return ids, total, nil
+}
+
+func listAssets(ctx context.Context, tx *sqlx.Tx, q string, args ...any) ([]venue.AssetID, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []venue.AssetID
+	for rows.Next() {
+		var raw dbsql.RawBytes
+		if err := rows.Scan(&raw); err != nil {
+			return nil, err
+		}
+		var id venue.AssetID
+		copy(id[:], raw)
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

@@ -1,0 +1,93 @@
+package sql
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// benchRecord is the size of a typical job record with a small input and
+// output and its prev chain.
+var benchRecord = []byte(`{"id":"0x0000000000000000000000000000000000","status":"COMPLETE","created":1700000000000,` +
+	`"updated":1700000000123,"operation":"v/ops/json/merge","op":"v/ops/json/merge","name":"json:merge",` +
+	`"caller":"did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK","input":{"a":{"x":1,"y":[1,2,3]},` +
+	`"b":{"y":"two","z":true}},"output":{"result":{"x":1,"y":"two","z":true}},"prev":{"status":"STARTED",` +
+	`"created":1700000000000,"updated":1700000000101,"prev":{"status":"PENDING","created":1700000000000,` +
+	`"updated":1700000000000}}}`)
+
+// benchBatches makes the rows of one batch: n new jobs, then the same jobs
+// completed. seq keeps ids unique across iterations.
+func benchBatches(seq *atomic.Uint64, n int) (pending, done []runtime.JobRow) {
+	pending, done = make([]runtime.JobRow, n), make([]runtime.JobRow, n)
+	for i := range n {
+		var id venue.JobID
+		binary.BigEndian.PutUint64(id[:8], seq.Add(1))
+		pending[i] = runtime.JobRow{ID: id, Owner: "did:key:bench", Status: venue.StatusPending, Version: 1,
+			Created: 1, Updated: 1, Record: benchRecord}
+		done[i] = pending[i]
+		done[i].Status, done[i].Version, done[i].Updated = venue.StatusComplete, 2, 2
+	}
+	return pending, done
+}
+
+func writeBoth(tb testing.TB, s *Store, pending, done []runtime.JobRow) {
+	for _, rows := range [][]runtime.JobRow{pending, done} {
+		applied, err := s.WriteJobs(tb.Context(), rows)
+		if err != nil || !applied[0] {
+			tb.Fatalf("WriteJobs = %v, %v", applied, err)
+		}
+	}
+}
+
+// BenchmarkWriteJobs measures the hot path: each op inserts a batch of
+// PENDING jobs and then completes them, two WriteJobs calls.
+func BenchmarkWriteJobs(b *testing.B) {
+	for _, o := range openers(b) {
+		for _, n := range []int{1, 32, 256} {
+			b.Run(fmt.Sprintf("%s/batch=%d", o.name, n), func(b *testing.B) {
+				s := o.open(b)
+				var seq atomic.Uint64
+				for b.Loop() {
+					pending, done := benchBatches(&seq, n) // about 1% of an op
+					writeBoth(b, s, pending, done)
+				}
+				b.ReportMetric(float64(2*n*b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}
+
+// BenchmarkWriteJobsParallel measures how throughput grows with concurrent
+// WriteJobs calls, which is what FlushParallelism tunes.
+func BenchmarkWriteJobsParallel(b *testing.B) {
+	for _, o := range openers(b) {
+		for _, n := range []int{1, 32} {
+			for _, p := range []int{1, 2, 4, 8, 16} {
+				b.Run(fmt.Sprintf("%s/batch=%d/flushers=%d", o.name, n, p), func(b *testing.B) {
+					benchParallel(b, o.open(b), n, p)
+				})
+			}
+		}
+	}
+}
+
+func benchParallel(b *testing.B, s *Store, n, flushers int) {
+	var seq, calls atomic.Uint64
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for range flushers {
+		wg.Go(func() {
+			for calls.Add(1) <= uint64(b.N) {
+				pending, done := benchBatches(&seq, n)
+				writeBoth(b, s, pending, done)
+			}
+		})
+	}
+	wg.Wait()
+	b.ReportMetric(float64(2*n*b.N)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -1,0 +1,337 @@
+package sql
+
+import (
+	"bytes"
+	"context"
+	dbsql "database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/jmoiron/sqlx"
+)
+
+// upsertRows is how many rows one upsert statement carries. At 7 parameters
+// a row it stays far below SQLite's 32766 and Postgres's 65535, and it bounds
+// the statements cached per row count; a larger batch runs several
+// statements in its one transaction.
+const upsertRows = 64
+
+// terminal lists the statuses whose stored record never changes again.
+const terminal = "'" + string(venue.StatusComplete) + "','" + string(venue.StatusFailed) + "','" +
+	string(venue.StatusCancelled) + "','" + string(venue.StatusRejected) + "'"
+
+// upsertSQL returns the upsert of n rows. The WHERE of DO UPDATE is the
+// whole ordering rule: a row replaces a stored job only with a greater
+// version and only while the stored one is not terminal.
+//
+// On SQLite nothing more is needed: the applied rows are counted (see
+// execJobs). On Postgres, RETURNING names them, and with notify the
+// statement also tells the other nodes, in one payload (its last parameter
+// is this node's id) on the channel notify names. A statement is atomic on its own, so a flush is one
+// round trip, with no BEGIN and COMMIT. A note is at most about 100 bytes,
+// so upsertRows of them stay below Postgres's 8000-byte payload limit.
+func upsertSQL(n int, returning bool, notify string) string {
+	var b strings.Builder
+	if notify != "" {
+		b.WriteString("WITH up AS (")
+	}
+	b.WriteString("INSERT INTO jobs (id, owner, status, version, created, updated, record) VALUES ")
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("(?,?,?,?,?,?,?)")
+	}
+	b.WriteString(` ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
+ updated = excluded.updated, record = excluded.record
+ WHERE jobs.version < excluded.version AND jobs.status NOT IN (` + terminal + `)`)
+	switch {
+	case notify != "":
+		// The subquery is uncorrelated, so Postgres evaluates it once, and
+		// only when some row was applied.
+		b.WriteString(` RETURNING id, status, version)
+ SELECT id, (SELECT pg_notify('` + notify + `', json_build_object('node', ?::text, 'notes', json_agg(
+ json_build_object('kind', 'job', 'id', '0x' || encode(n.id, 'hex'), 'status', n.status, 'version', n.version)))::text)
+ FROM up n) FROM up`)
+	case returning:
+		b.WriteString(" RETURNING id")
+	}
+	return b.String()
+}
+
+// WriteJobs stores rows in one transaction and reports which were applied.
+// Rows go in id order, so concurrent batches on Postgres take row locks in
+// one order and cannot deadlock. On Postgres the same transaction notifies
+// the other nodes of the applied rows.
+func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, error) {
+	applied := make([]bool, len(rows))
+	if len(rows) == 0 {
+		return applied, ctx.Err()
+	}
+	order := idOrder(rows)
+	notify := s.d.postgres() && s.peers.any()
+	if s.d.postgres() && len(rows) <= upsertRows {
+		err := s.upsertJobs(ctx, s.upsert(len(rows), notify), notify, rows, order, applied)
+		return applied, wrap(err, "write %d jobs", len(rows))
+	}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		for start := 0; start < len(order); start += upsertRows {
+			chunk := order[start:min(start+upsertRows, len(order))]
+			if !s.d.postgres() {
+				if err := s.execJobs(ctx, tx, rows, chunk, applied); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := s.upsertJobs(ctx, tx.StmtContext(ctx, s.upsert(len(chunk), notify)), notify, rows, chunk, applied); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err, "write %d jobs", len(rows))
+	}
+	return applied, nil
+}
+
+// upsertJobs writes rows[chunk] on Postgres with the cached statement st
+// (in a transaction or on its own) and marks the rows it applied.
+func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, notify bool, rows []runtime.JobRow, chunk []int, applied []bool) error {
+	args := make([]any, 0, 7*len(chunk)+1)
+	for _, i := range chunk {
+		r := &rows[i]
+		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
+	}
+	dest := []any{new(dbsql.RawBytes)}
+	if notify {
+		args = append(args, s.node)
+		dest = append(dest, new(dbsql.RawBytes)) // the notify's void result
+	}
+	res, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer res.Close()
+	for res.Next() {
+		if err := res.Scan(dest...); err != nil {
+			return err
+		}
+		id := *dest[0].(*dbsql.RawBytes)
+		for _, i := range chunk {
+			if bytes.Equal(rows[i].ID[:], id) {
+				applied[i] = true
+			}
+		}
+	}
+	return res.Err()
+}
+
+// execJobs runs the upsert on SQLite inside tx. SQLite counts the rows an
+// upsert applied, and when that is every row (always, with one process
+// writing, which is how SQLite is used) the count is all it takes;
+// RETURNING would build a temporary table on every flush. Otherwise it
+// reads back which rows now hold the written records.
+func (s *Store) execJobs(ctx context.Context, tx *sqlx.Tx, rows []runtime.JobRow, chunk []int, applied []bool) error {
+	args := make([]any, 0, 7*len(chunk))
+	for _, i := range chunk {
+		r := &rows[i]
+		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
+	}
+	res, err := tx.StmtContext(ctx, s.upsert(len(chunk), false)).ExecContext(ctx, args...)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err == nil && int(n) == len(chunk) {
+		for _, i := range chunk {
+			applied[i] = true
+		}
+		return nil
+	}
+	ids := make([]any, len(chunk))
+	for k, i := range chunk {
+		ids[k] = rows[i].ID[:]
+	}
+	q := "SELECT id, version, record FROM jobs WHERE id IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
+	stored, err := tx.QueryContext(ctx, q, ids...)
+	if err != nil {
+		return err
+	}
+	defer stored.Close()
+	for stored.Next() {
+		var id, record []byte
+		var version int64
+		if err := stored.Scan(&id, &version, &record); err != nil {
+			return err
+		}
+		for _, i := range chunk {
+			if bytes.Equal(rows[i].ID[:], id) {
+				applied[i] = version == rows[i].Version && bytes.Equal(record, rows[i].Record)
+			}
+		}
+	}
+	return stored.Err()
+}
+
+// idOrder returns the indexes of rows sorted by id.
+func idOrder(rows []runtime.JobRow) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
+	}
+	if len(rows) > 1 {
+		slices.SortFunc(order, func(a, b int) int { return bytes.Compare(rows[a].ID[:], rows[b].ID[:]) })
+	}
+	return order
+}
+
+// Job returns the stored row. Returns ENOTFOUND if there is none.
+func (s *Store) Job(ctx context.Context, id venue.JobID) (runtime.JobRow, error) {
+	row := runtime.JobRow{ID: id}
+	q := s.d.q("SELECT owner, status, version, created, updated, record FROM jobs WHERE id = ?")
+	err := s.r.QueryRowContext(ctx, q, id[:]).
+		Scan(&row.Owner, &row.Status, &row.Version, &row.Created, &row.Updated, &row.Record)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return row, venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)
+	}
+	return row, wrap(err, "load job %s", id)
+}
+
+// ListJobs returns a page of the owner's jobs in id order and the owner's
+// total, both from one snapshot.
+func (s *Store) ListJobs(ctx context.Context, owner string, offset, limit int, withRecords bool) ([]runtime.JobRow, int, error) {
+	var (
+		out   []runtime.JobRow
+		total int
+	)
+	offset = max(offset, 0)
+	err := s.inReadTx(ctx, func(tx *sqlx.Tx) error {
+		if err := tx.GetContext(ctx, &total, s.d.q("SELECT count(*) FROM jobs WHERE owner = ?"), owner); err != nil {
+			return err
+		}
+		if offset >= total || limit == 0 {
+			return nil
+		}
+		var err error
+		out, err = s.listJobs(ctx, tx, owner, offset, limit, withRecords)
+		return err
+	})
+	if err != nil {
+		return nil, 0, wrap(err, "list jobs of %s", owner)
+	}
+	return out, total, nil
+}
+
+func (s *Store) listJobs(ctx context.Context, tx *sqlx.Tx, owner string, offset, limit int, withRecords bool) ([]runtime.JobRow, error) {
+	cols := "id, owner, status, version, created, updated"
+	if withRecords {
+		cols += ", record"
+	}
+	q := s.d.q("SELECT " + cols + " FROM jobs WHERE owner = ? ORDER BY id LIMIT ? OFFSET ?")
+	return scanJobs(ctx, tx, withRecords, q, owner, s.d.limit(limit), offset)
+}
+
+// UnfinishedJobs returns every job whose status is not terminal, in id
+// order, with records. On SQLite a partial index holds just those jobs; on
+// Postgres such an index would make every transition a non-HOT update, too
+// dear on the hot path for a query run once at start.
+func (s *Store) UnfinishedJobs(ctx context.Context) ([]runtime.JobRow, error) {
+	q := "SELECT id, owner, status, version, created, updated, record FROM jobs WHERE status NOT IN (" +
+		terminal + ") ORDER BY id"
+	rows, err := scanJobs(ctx, s.r, true, q)
+	return rows, wrap(err, "list unfinished jobs")
+}
+
+// scanJobs runs q, which selects id, owner, status, version, created,
+// updated and, if withRecords, record.
+func scanJobs(ctx context.Context, db sqlx.QueryerContext, withRecords bool, q string, args ...any) ([]runtime.JobRow, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []runtime.JobRow
+	for rows.Next() {
+		var (
+			r  runtime.JobRow
+			id dbsql.RawBytes
+		)
+		dest := []any{&id, &r.Owner, &r.Status, &r.Version, &r.Created, &r.Updated}
+		if withRecords {
+			dest = append(dest, &r.Record)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		copy(r.ID[:], id)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// DeleteJob removes the owner's job; its messages go with it (ON DELETE
+// CASCADE). Returns ENOTFOUND if the owner has no such job.
+func (s *Store) DeleteJob(ctx context.Context, owner string, id venue.JobID) error {
+	res, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM jobs WHERE id = ? AND owner = ?"), id[:], owner)
+	if err != nil {
+		return wrap(err, "delete job %s", id)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return wrap(err, "delete job %s", id)
+	}
+	if n == 0 {
+		return venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)
+	}
+	return nil
+}
+
+// prepareUpserts prepares the upsert of every row count up to upsertRows,
+// so the hot path neither rebuilds nor re-parses its SQL. It runs at Open,
+// with no transaction in flight: preparing through the pool later, from
+// inside a transaction, would wait forever for SQLite's one writer
+// connection. database/sql re-prepares a statement on any other connection
+// that runs it, inside that connection's transaction.
+func (s *Store) prepareUpserts(ctx context.Context) error {
+	kinds := 1
+	if s.d.postgres() {
+		kinds = 2 // plain, and notifying
+	}
+	s.upserts = make([]*dbsql.Stmt, kinds*upsertRows)
+	for k := range kinds {
+		for n := 1; n <= upsertRows; n++ {
+			channel := ""
+			if k == 1 {
+				channel = s.channel
+			}
+			st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, s.d.postgres(), channel)))
+			if err != nil {
+				return fmt.Errorf("prepare job upsert: %w", err)
+			}
+			s.upserts[k*upsertRows+n-1] = st
+		}
+	}
+	return nil
+}
+
+// upsert returns the prepared upsert of n rows, notifying or not.
+func (s *Store) upsert(n int, notify bool) *dbsql.Stmt {
+	if notify {
+		return s.upserts[upsertRows+n-1]
+	}
+	return s.upserts[n-1]
+}
+
+func (s *Store) closeUpserts() error {
+	var errs []error
+	for _, st := range s.upserts {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
+}

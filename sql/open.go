@@ -1,0 +1,181 @@
+package sql
+
+import (
+	"context"
+	"crypto/rand"
+	dbsql "database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gridvenue/venue/runtime"
+	"github.com/jmoiron/sqlx"
+)
+
+var (
+	_ runtime.Store    = (*Store)(nil)
+	_ runtime.Notifier = (*Store)(nil)
+)
+
+// Options configure Open. The zero value is the default.
+type Options struct {
+	// Logger receives what the store cannot return to a caller: listener
+	// reconnects and undecodable notes. Nil discards.
+	Logger *slog.Logger
+
+	// NodeID names this process in the notes it publishes, so that its own
+	// listener skips them. "" picks a random id.
+	NodeID string
+}
+
+// Store is the venue's store over SQLite or Postgres. It is safe for
+// concurrent use.
+type Store struct {
+	d    dialect
+	w    *sqlx.DB // writes; on SQLite one connection, so writers queue in Go
+	r    *sqlx.DB // reads; on Postgres the same pool as w
+	log  *slog.Logger
+	node string
+	dsn  string // the Postgres DSN, for listeners
+
+	tmpDir string // the ephemeral store's directory, removed by Close
+
+	upserts []*dbsql.Stmt // see upsert
+	peers   *peers        // other nodes heard from (Postgres)
+	channel string        // the notify channel of this store's schema (Postgres)
+
+	mu        sync.Mutex
+	closed    bool
+	done      chan struct{} // closed by Close to stop listeners
+	listeners sync.WaitGroup
+	announced bool // a listener said hello, so Close says goodbye
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open opens the store named by dsn and brings its schema up to date.
+// dsn "" is SQLite in a fresh temporary directory that Close removes; a
+// postgres:// or postgresql:// URL, or a key=value DSN naming host= or
+// dbname=, is Postgres; anything else is the path of a durable SQLite file
+// (a "file:" prefix is allowed), whose directory is created if missing.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	s := &Store{log: opts.Logger, node: opts.NodeID, done: make(chan struct{}), peers: newPeers()}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.node == "" {
+		s.node = randomHex(8)
+	}
+	var err error
+	switch {
+	case dsn == "":
+		err = s.openTemp(ctx)
+	case isPostgresDSN(dsn):
+		err = s.openPostgres(ctx, dsn)
+	default:
+		err = s.openFile(ctx, dsn)
+	}
+	if err == nil {
+		err = s.migrate(ctx)
+	}
+	if err == nil {
+		err = s.dropStaleUploads(ctx)
+	}
+	if err == nil {
+		err = s.prepareUpserts(ctx)
+	}
+	if err != nil {
+		return nil, errors.Join(fmt.Errorf("open store: %w", err), s.Close())
+	}
+	return s, nil
+}
+
+// Dialect returns "sqlite" or "postgres".
+func (s *Store) Dialect() string { return s.d.name }
+
+// FlushParallelism returns how many WriteJobs calls the engine should run
+// concurrently for the best throughput: 1 on SQLite, whose single writer
+// would only queue more, and 8 on Postgres, which overlaps commits (see
+// postgresDialect).
+func (s *Store) FlushParallelism() int { return s.d.flush }
+
+// Close stops listeners, closes the pools and removes the ephemeral store's
+// directory. Calling it again returns the first result.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		say := s.listening()
+		s.mu.Lock()
+		s.closed = true
+		s.mu.Unlock()
+		if say {
+			// Best effort: the others stop notifying for us at once rather
+			// than when our hellos run out.
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			s.announce(ctx, true)
+			cancel()
+		}
+		close(s.done)
+		s.listeners.Wait()
+		errs := []error{s.closeUpserts()}
+		if s.r != nil && s.r != s.w {
+			errs = append(errs, s.r.Close())
+		}
+		if s.w != nil {
+			errs = append(errs, s.w.Close())
+		}
+		if s.tmpDir != "" {
+			errs = append(errs, os.RemoveAll(s.tmpDir))
+		}
+		s.closeErr = errors.Join(errs...)
+	})
+	return s.closeErr
+}
+
+// track counts a new listener unless the store is closing.
+func (s *Store) track() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.listeners.Add(1)
+	s.announced = s.d.postgres()
+	return true
+}
+
+func (s *Store) listening() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.announced
+}
+
+func (s *Store) openTemp(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "venue-store-*")
+	if err != nil {
+		return err
+	}
+	s.tmpDir = dir
+	return s.openSQLite(ctx, filepath.Join(dir, "venue.db"), nil, false)
+}
+
+func (s *Store) openFile(ctx context.Context, dsn string) error {
+	path, extra, err := sqlitePath(dsn)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	return s.openSQLite(ctx, path, extra, true)
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

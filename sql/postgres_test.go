@@ -1,0 +1,212 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql/sqltest"
+	"github.com/gridvenue/venue/sql/storetest"
+)
+
+// mustPostgres returns the Postgres to test against: it skips without one,
+// except under CI, where a missing Postgres fails.
+func mustPostgres(t *testing.T) string { return sqltest.PostgresDSN(t, true) }
+
+func freshSchema(tb testing.TB, dsn string) string { return sqltest.FreshSchema(tb, dsn) }
+
+func TestPostgres_Store(t *testing.T) {
+	dsn := mustPostgres(t)
+	storetest.Run(t, func(t *testing.T) runtime.Store { return mustOpen(t, freshSchema(t, dsn), Options{}) })
+}
+
+func TestPostgres_Dialect(t *testing.T) {
+	s := mustOpen(t, freshSchema(t, mustPostgres(t)), Options{})
+	if s.Dialect() != DialectPostgres || s.FlushParallelism() < 1 {
+		t.Fatalf("Dialect, FlushParallelism = %q, %d", s.Dialect(), s.FlushParallelism())
+	}
+}
+
+func TestPostgres_ConcurrentOpenMigratesOnce(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			s, err := Open(t.Context(), dsn, Options{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			s.Close()
+		})
+	}
+	wg.Wait()
+	s := mustOpen(t, dsn, Options{})
+	var n int
+	if err := s.r.GetContext(t.Context(), &n, "SELECT count(*) FROM schema_version"); err != nil || n != 1 {
+		t.Fatalf("schema_version rows = %d, %v; want 1", n, err)
+	}
+}
+
+// noteSink collects the notes a listener hears about a set of jobs; other
+// tests may publish on the same database at the same time.
+type noteSink struct {
+	mu    sync.Mutex
+	ids   map[venue.JobID]bool
+	notes []runtime.JobNote
+}
+
+func (k *noteSink) watch(ids ...venue.JobID) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, id := range ids {
+		k.ids[id] = true
+	}
+}
+
+func (k *noteSink) fn(n runtime.JobNote) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.ids[n.ID] {
+		k.notes = append(k.notes, n)
+	}
+}
+
+func (k *noteSink) got() []runtime.JobNote {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]runtime.JobNote(nil), k.notes...)
+}
+
+// waitFor polls until sink holds n notes or a deadline passes.
+func (k *noteSink) waitFor(t *testing.T, n int) []runtime.JobNote {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if got := k.got(); len(got) >= n {
+			return got
+		}
+	}
+	t.Fatalf("heard %d notes, want %d", len(k.got()), n)
+	return nil
+}
+
+func listening(t *testing.T, s *Store, ctx context.Context) *noteSink {
+	t.Helper()
+	k := &noteSink{ids: map[venue.JobID]bool{}}
+	if err := s.ListenJobs(ctx, k.fn); err != nil {
+		t.Fatalf("ListenJobs: %v", err)
+	}
+	return k
+}
+
+func TestPostgres_ListenJobs(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	a := mustOpen(t, dsn, Options{NodeID: "node-a"})
+	b := mustOpen(t, dsn, Options{NodeID: "node-b"})
+	heardA, heardB := listening(t, a, t.Context()), listening(t, b, t.Context())
+	ctx := t.Context()
+	ids := []venue.JobID{{1}, {2}, {3}}
+	heardA.watch(ids...)
+	heardB.watch(ids...)
+	row := func(id venue.JobID, st venue.JobStatus, v int64) runtime.JobRow {
+		return runtime.JobRow{ID: id, Owner: "did:key:z", Status: st, Version: v, Record: []byte(`{}`)}
+	}
+	t.Run("applied rows reach the other node only", func(t *testing.T) {
+		if _, err := a.WriteJobs(ctx, []runtime.JobRow{row(ids[0], venue.StatusPending, 1), row(ids[1], venue.StatusComplete, 1)}); err != nil {
+			t.Fatal(err)
+		}
+		// Not applied: no note.
+		if _, err := a.WriteJobs(ctx, []runtime.JobRow{row(ids[1], venue.StatusStarted, 2)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.AddJobMessage(ctx, ids[0], []byte(`"hi"`)); err != nil {
+			t.Fatal(err)
+		}
+		got := heardB.waitFor(t, 3)
+		want := []runtime.JobNote{
+			{Kind: "job", ID: ids[0], Status: venue.StatusPending, Version: 1},
+			{Kind: "job", ID: ids[1], Status: venue.StatusComplete, Version: 1},
+			{Kind: "message", ID: ids[0], Status: venue.StatusPending, Version: 1},
+		}
+		time.Sleep(200 * time.Millisecond) // let anything extra arrive
+		if got = heardB.got(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("B heard %v\nwant %v", got, want)
+		}
+		if got := heardA.got(); len(got) != 0 {
+			t.Fatalf("A heard its own notes: %v", got)
+		}
+	})
+	t.Run("B's writes reach A", func(t *testing.T) {
+		if _, err := b.WriteJobs(ctx, []runtime.JobRow{row(ids[2], venue.StatusPending, 1)}); err != nil {
+			t.Fatal(err)
+		}
+		if got := heardA.waitFor(t, 1); got[0].ID != ids[2] || got[0].Kind != "job" {
+			t.Fatalf("A heard %v", got)
+		}
+	})
+}
+
+func TestPostgres_ListenJobsLargeBatch(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	a := mustOpen(t, dsn, Options{NodeID: "node-a"})
+	b := mustOpen(t, dsn, Options{NodeID: "node-b"})
+	heard := listening(t, b, t.Context())
+	owner := "did:web:" + strings.Repeat("x", 200)
+	rows := make([]runtime.JobRow, 300)
+	for i := range rows {
+		rows[i] = runtime.JobRow{ID: venue.JobID{0xee, byte(i >> 8), byte(i)}, Owner: owner, Status: venue.StatusPending, Version: 1, Record: []byte(`{}`)}
+		heard.watch(rows[i].ID)
+	}
+	if _, err := a.WriteJobs(t.Context(), rows); err != nil {
+		t.Fatal(err)
+	}
+	if got := heard.waitFor(t, len(rows)); got[299].ID != rows[299].ID || got[299].Status != venue.StatusPending {
+		t.Fatalf("last note = %v", got[299])
+	}
+}
+
+func TestPostgres_ListenJobsStopsWithContext(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	a := mustOpen(t, dsn, Options{NodeID: "node-a"})
+	b := mustOpen(t, dsn, Options{NodeID: "node-b"})
+	ctx, cancel := context.WithCancel(t.Context())
+	heard := listening(t, b, ctx)
+	id := venue.JobID{0xdd}
+	heard.watch(id)
+	cancel()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := a.WriteJobs(t.Context(), []runtime.JobRow{{ID: id, Owner: "o", Status: venue.StatusPending, Version: 1, Record: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if got := heard.got(); len(got) != 0 {
+		t.Fatalf("stopped listener heard %v", got)
+	}
+}
+
+func TestPostgres_KeyValueDSN(t *testing.T) {
+	u, err := url.Parse(freshSchema(t, mustPostgres(t)))
+	if err != nil || u.Scheme == "" {
+		t.Skip("VENUE_TEST_POSTGRES is not a URL")
+	}
+	kv := fmt.Sprintf("host=%s dbname=%s user=%s", u.Hostname(), strings.TrimPrefix(u.Path, "/"), u.User.Username())
+	if p := u.Port(); p != "" {
+		kv += " port=" + p
+	}
+	for k, vs := range u.Query() {
+		kv += " " + k + "=" + vs[0]
+	}
+	s := mustOpen(t, kv, Options{})
+	if s.Dialect() != DialectPostgres {
+		t.Fatalf("Dialect = %q", s.Dialect())
+	}
+	if _, err := s.CountUsers(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,162 @@
+package sql
+
+import (
+	"context"
+	"crypto/sha256"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql/storetest"
+)
+
+func TestSQLite_Store(t *testing.T) {
+	for _, o := range openers(t)[:2] {
+		t.Run(o.name, func(t *testing.T) { storetest.Run(t, asStore(o)) })
+	}
+}
+
+func TestSQLite_TempStoreIsRemovedOnClose(t *testing.T) {
+	s, err := Open(t.Context(), "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.tmpDir); err != nil {
+		t.Fatalf("temp dir missing while open: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.tmpDir); !os.IsNotExist(err) {
+		t.Fatalf("temp dir %s still there after Close (%v)", s.tmpDir, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestSQLite_FileStoreKeepsDataAcrossReopen(t *testing.T) {
+	ctx := t.Context()
+	for _, dsn := range []string{
+		filepath.Join(t.TempDir(), "missing", "dirs", "venue.db"),
+		"file:" + filepath.Join(t.TempDir(), "sub dir", "venue.db"),
+	} {
+		t.Run(dsn, func(t *testing.T) {
+			id := venue.JobID{1, 2, 3}
+			data := []byte("content that must survive")
+			s, err := Open(ctx, dsn, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			writeSample(t, s, id, data)
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s = mustOpen(t, dsn, Options{})
+			if r, err := s.Job(ctx, id); err != nil || string(r.Record) != `{"id":1}` {
+				t.Fatalf("job after reopen = %q, %v", r.Record, err)
+			}
+			rc, size, err := s.Content(ctx, sha256.Sum256(data))
+			if err != nil || size != int64(len(data)) {
+				t.Fatalf("content after reopen: %d, %v", size, err)
+			}
+			got, _ := io.ReadAll(rc)
+			rc.Close()
+			if string(got) != string(data) {
+				t.Fatalf("content after reopen = %q", got)
+			}
+			var versions int
+			if err := s.r.GetContext(ctx, &versions, "SELECT count(*) FROM schema_version"); err != nil || versions != 1 {
+				t.Fatalf("schema_version rows = %d, %v; want migrations applied once", versions, err)
+			}
+		})
+	}
+}
+
+func writeSample(t *testing.T, s *Store, id venue.JobID, data []byte) {
+	t.Helper()
+	ctx := t.Context()
+	row := runtime.JobRow{ID: id, Owner: "did:key:a", Status: venue.StatusPending, Version: 1, Record: []byte(`{"id":1}`)}
+	if _, err := s.WriteJobs(ctx, []runtime.JobRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.NewContent(ctx, sha256.Sum256(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Write(data)
+	if err := u.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSQLite_Pragmas(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		dsn      string
+		wantSync int
+	}{
+		{"durable file syncs every commit", filepath.Join(t.TempDir(), "venue.db"), 2},
+		{"temp store does not sync", "", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := mustOpen(t, tc.dsn, Options{})
+			for pool, db := range map[string]interface {
+				GetContext(context.Context, any, string, ...any) error
+			}{"writer": s.w, "reader": s.r} {
+				var mode string
+				var sync, fk int
+				if err := db.GetContext(t.Context(), &mode, "PRAGMA journal_mode"); err != nil || mode != "wal" {
+					t.Errorf("%s journal_mode = %q, %v", pool, mode, err)
+				}
+				if err := db.GetContext(t.Context(), &sync, "PRAGMA synchronous"); err != nil || sync != tc.wantSync {
+					t.Errorf("%s synchronous = %d, %v; want %d", pool, sync, err, tc.wantSync)
+				}
+				if err := db.GetContext(t.Context(), &fk, "PRAGMA foreign_keys"); err != nil || fk != 1 {
+					t.Errorf("%s foreign_keys = %d, %v", pool, fk, err)
+				}
+			}
+			if _, err := s.r.ExecContext(t.Context(), "INSERT INTO meta (key, value) VALUES ('x', 'y')"); err == nil {
+				t.Error("reader pool accepted a write")
+			}
+		})
+	}
+}
+
+func TestSQLite_DialectAndListen(t *testing.T) {
+	s := mustOpen(t, "", Options{})
+	if s.Dialect() != DialectSQLite || s.FlushParallelism() != 1 {
+		t.Fatalf("Dialect, FlushParallelism = %q, %d", s.Dialect(), s.FlushParallelism())
+	}
+	if err := s.ListenJobs(t.Context(), func(runtime.JobNote) { t.Error("SQLite listener called") }); err != nil {
+		t.Fatalf("ListenJobs = %v, want nil", err)
+	}
+	if _, err := s.WriteJobs(t.Context(), []runtime.JobRow{{ID: venue.JobID{9}, Owner: "o", Status: venue.StatusPending,
+		Version: 1, Record: []byte(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSQLite_UnfinishedJobsUsesPartialIndex(t *testing.T) {
+	s := mustOpen(t, "", Options{})
+	rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN SELECT id, owner, status, version, created, updated, record FROM jobs WHERE status NOT IN ("+
+		terminal+") ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		rows.Scan(&id, &parent, &unused, &detail)
+		plan += detail + "\n"
+	}
+	if want := "USING INDEX jobs_unfinished"; !strings.Contains(plan, want) {
+		t.Fatalf("plan %q does not use %s", plan, want)
+	}
+}

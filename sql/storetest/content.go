@@ -1,0 +1,126 @@
+package storetest
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/sha256"
+	"io"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b)
+	return b
+}
+
+// upload writes data in uneven pieces, as a network body arrives.
+func upload(t *testing.T, s runtime.Store, data []byte) runtime.ContentUpload {
+	t.Helper()
+	u, err := s.NewContent(t.Context(), sha256.Sum256(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rest, step := data, 1; len(rest) > 0; step = step*7 + 3 {
+		k := min(step%200_000+1, len(rest))
+		if n, err := u.Write(rest[:k]); err != nil || n != k {
+			t.Fatalf("Write = %d, %v; want %d", n, err, k)
+		}
+		rest = rest[k:]
+	}
+	return u
+}
+
+// readContent reads stored content through a small buffer.
+func readContent(t *testing.T, s runtime.Store, sum [32]byte) ([]byte, int64) {
+	t.Helper()
+	r, size, err := s.Content(t.Context(), sum)
+	if err != nil {
+		t.Fatalf("Content: %v", err)
+	}
+	defer r.Close()
+	var got bytes.Buffer
+	if _, err := io.CopyBuffer(&got, struct{ io.Reader }{r}, make([]byte, 4096)); err != nil {
+		t.Fatalf("read content: %v", err)
+	}
+	return got.Bytes(), size
+}
+
+func testContent(t *testing.T, s runtime.Store) {
+	for _, tc := range []struct {
+		name string
+		size int
+	}{
+		{"empty content round-trips", 0},
+		{"small content round-trips", 1000},
+		{"content of whole 256 KiB pieces round-trips", 512 << 10},
+		{"multi-chunk content over 1 MiB round-trips", 1<<20 + 300_007},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			data := randomBytes(tc.size)
+			if err := upload(t, s, data).Commit(t.Context()); err != nil {
+				t.Fatalf("Commit: %v", err)
+			}
+			got, size := readContent(t, s, sha256.Sum256(data))
+			if size != int64(len(data)) || !bytes.Equal(got, data) {
+				t.Fatalf("read %d bytes (size %d), want the %d written", len(got), size, len(data))
+			}
+		})
+	}
+	testContentLifecycle(t, s)
+}
+
+func testContentLifecycle(t *testing.T, s runtime.Store) {
+	t.Run("uncommitted content is not found", func(t *testing.T) {
+		data := randomBytes(5000)
+		u := upload(t, s, data)
+		_, _, err := s.Content(t.Context(), sha256.Sum256(data))
+		wantCode(t, err, venue.ENOTFOUND)
+		if err := u.Abort(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("aborted content is not found and can be uploaded again", func(t *testing.T) {
+		data := randomBytes(300_000)
+		if err := upload(t, s, data).Abort(t.Context()); err != nil {
+			t.Fatalf("Abort: %v", err)
+		}
+		_, _, err := s.Content(t.Context(), sha256.Sum256(data))
+		wantCode(t, err, venue.ENOTFOUND)
+		if err := upload(t, s, data).Commit(t.Context()); err != nil {
+			t.Fatalf("Commit after abort: %v", err)
+		}
+		if got, _ := readContent(t, s, sha256.Sum256(data)); !bytes.Equal(got, data) {
+			t.Fatal("content differs after re-upload")
+		}
+	})
+	t.Run("committing stored content again keeps it", func(t *testing.T) {
+		data := randomBytes(400_000)
+		first, second := upload(t, s, data), upload(t, s, data)
+		if err := first.Commit(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := second.Commit(t.Context()); err != nil {
+			t.Fatalf("second Commit: %v", err)
+		}
+		if got, _ := readContent(t, s, sha256.Sum256(data)); !bytes.Equal(got, data) {
+			t.Fatal("content differs after second commit")
+		}
+	})
+	t.Run("write after commit fails", func(t *testing.T) {
+		u := upload(t, s, []byte("done"))
+		if err := u.Commit(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Write([]byte("more")); err == nil {
+			t.Fatal("Write after Commit succeeded")
+		}
+	})
+	t.Run("unknown content is not found", func(t *testing.T) {
+		_, _, err := s.Content(t.Context(), sha256.Sum256([]byte("never stored")))
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+}

@@ -1,0 +1,74 @@
+package storetest
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+func testSecrets(t *testing.T, s runtime.Store) {
+	ctx := t.Context()
+	put := func(t *testing.T, owner, name, value string, at int64) {
+		t.Helper()
+		if err := s.PutSecret(ctx, owner, name, []byte(value), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"b", "a.1", "C", "a"} {
+		put(t, alice, n, "sealed-"+n, 100)
+	}
+	put(t, bob, "a", "bob-a", 200)
+	for _, tc := range []struct {
+		name, owner, secret string
+		want                string
+		updated             int64
+		code                string
+	}{
+		{"owner reads its secret", alice, "a", "sealed-a", 100, ""},
+		{"other owner's secret of the same name is its own", bob, "a", "bob-a", 200, ""},
+		{"other owner cannot read it", bob, "b", "", 0, venue.ENOTFOUND},
+		{"unknown name is not found", alice, "zzz", "", 0, venue.ENOTFOUND},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, updated, err := s.Secret(ctx, tc.owner, tc.secret)
+			wantCode(t, err, tc.code)
+			if err == nil && (string(got) != tc.want || updated != tc.updated) {
+				t.Fatalf("Secret = %q, %d; want %q, %d", got, updated, tc.want, tc.updated)
+			}
+		})
+	}
+	t.Run("names are sorted bytewise and per owner", func(t *testing.T) {
+		got, err := s.SecretNames(ctx, alice)
+		if want := []string{"C", "a", "a.1", "b"}; err != nil || !slices.Equal(got, want) {
+			t.Fatalf("SecretNames = %q, %v; want %q", got, err, want)
+		}
+		if got, err := s.SecretNames(ctx, "did:key:nobody"); err != nil || len(got) != 0 {
+			t.Fatalf("SecretNames of unknown owner = %q, %v", got, err)
+		}
+	})
+	t.Run("put replaces value and time", func(t *testing.T) {
+		put(t, alice, "b", "sealed-b2", 300)
+		got, updated, err := s.Secret(ctx, alice, "b")
+		if err != nil || !bytes.Equal(got, []byte("sealed-b2")) || updated != 300 {
+			t.Fatalf("Secret = %q, %d, %v", got, updated, err)
+		}
+	})
+	t.Run("other owner's delete is not found and keeps it", func(t *testing.T) {
+		wantCode(t, s.DeleteSecret(ctx, bob, "b"), venue.ENOTFOUND)
+		if _, _, err := s.Secret(ctx, alice, "b"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("delete removes only the owner's secret", func(t *testing.T) {
+		wantCode(t, s.DeleteSecret(ctx, alice, "a"), "")
+		_, _, err := s.Secret(ctx, alice, "a")
+		wantCode(t, err, venue.ENOTFOUND)
+		if got, _, err := s.Secret(ctx, bob, "a"); err != nil || string(got) != "bob-a" {
+			t.Fatalf("bob's secret after alice's delete = %q, %v", got, err)
+		}
+		wantCode(t, s.DeleteSecret(ctx, alice, "a"), venue.ENOTFOUND)
+	})
+}

@@ -1,0 +1,73 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// runCommand runs a WASI command module on input in a fresh instance: the
+// input is its stdin, its stdout the output, and a non-zero exit fails the
+// job with its stderr. The instance counts against MaxInstances while it
+// runs.
+func (h *Host) runCommand(ctx context.Context, m *Module, input []byte, env *runtime.Env) (json.RawMessage, error) {
+	if _, err := h.pools.take(ctx, poolKey{}); err != nil {
+		return nil, err
+	}
+	defer h.pools.release()
+	stdout, stderr := &capture{limit: h.cfg.MaxOutput}, &capture{limit: maxStderr}
+	c := &callState{}
+	c.begin(ctx, env)
+	ctx = withCall(ctx, c)
+	mod, err := h.instantiate(ctx, m, h.configFor(c, stderr).WithStdin(bytes.NewReader(input)).WithStdout(stdout))
+	if err != nil {
+		return nil, err
+	}
+	defer mod.Close(context.Background())
+	if err := start(ctx, mod); err != nil {
+		var memSize uint32
+		if mem := mod.Memory(); mem != nil {
+			memSize = mem.Size()
+		}
+		return nil, h.commandFailure(ctx, err, stderr.String(), memSize)
+	}
+	if stdout.over() {
+		return nil, venue.Errorf(venue.ETOOLARGE, "output of %d bytes exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput)
+	}
+	if out := stdout.buf.Bytes(); json.Valid(out) {
+		return out, nil
+	}
+	return nil, notJSON(stdout.buf.Bytes())
+}
+
+// start runs a command's _start: returning or exiting with code 0 is
+// success.
+func start(ctx context.Context, mod api.Module) error {
+	err := mod.ExportedFunction(exportStart).CallWithStack(ctx, nil)
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && exit.ExitCode() == 0 {
+		return nil
+	}
+	return err
+}
+
+// commandFailure words a command's failure: a non-zero exit is the
+// command's own verdict, with its stderr (or its exit code) as the message.
+func (h *Host) commandFailure(ctx context.Context, err error, stderr string, memSize uint32) error {
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) || ctx.Err() != nil || outOfMemory(stderr, memSize, h.cfg.memoryLimit()) {
+		return h.failure(ctx, err, stderr, memSize)
+	}
+	if stderr == "" {
+		stderr = fmt.Sprintf("the operation exited with code %d", exit.ExitCode())
+	}
+	return venue.Errorf(venue.EINVALID, "%s", stderr)
+}

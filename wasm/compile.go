@@ -1,0 +1,273 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Module is a compiled module whose ABI the host has checked.
+type Module struct {
+	hash     [32]byte
+	compiled wazero.CompiledModule
+	abi      ABI
+	init     bool        // exports _initialize, run once per instance
+	entry    *compiling  // its place in the compile cache
+	evicted  atomic.Bool // dropped from the cache: its code closes once no call uses it
+	mu       sync.Mutex
+	active   int  // calls using it
+	closed   bool // its compiled code is closed
+}
+
+// Hash returns the hex SHA-256 of the module's bytes.
+func (m *Module) Hash() string { return hex.EncodeToString(m.hash[:]) }
+
+// ABI returns how the host runs the module.
+func (m *Module) ABI() ABI { return m.abi }
+
+// use marks a call of m as begun, so that its compiled code stays open
+// for the call's instances; false if it is closed already (evicted and
+// unused). done ends the call.
+func (m *Module) use() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false
+	}
+	m.active++
+	return true
+}
+
+// done ends a call begun with use.
+func (m *Module) done() {
+	m.mu.Lock()
+	m.active--
+	m.closeIfUnused()
+}
+
+func (m *Module) busy() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.active > 0
+}
+
+// evict marks m dropped from the cache; its code closes when unused.
+func (m *Module) evict() {
+	m.evicted.Store(true)
+	m.mu.Lock()
+	m.closeIfUnused()
+}
+
+// closeIfUnused closes the compiled code of an evicted module no call
+// uses. It is called with mu held, and unlocks it.
+func (m *Module) closeIfUnused() {
+	closing := m.evicted.Load() && m.active == 0 && !m.closed
+	m.closed = m.closed || closing
+	m.mu.Unlock()
+	if closing {
+		m.compiled.Close(context.Background())
+	}
+}
+
+// compiling is one entry of the compile cache: done closes when mod or err
+// is set.
+type compiling struct {
+	sum     [32]byte
+	done    chan struct{}
+	mod     *Module
+	err     error
+	pinned  bool         // the venue's own module, never evicted; guarded by the cache's mu
+	waiting int          // callers waiting to use it, which keeps it; guarded by the cache's mu
+	used    atomic.Int64 // the cache's clock at its last use
+}
+
+// compileCache holds the modules compiled, by content hash. Compiling costs
+// about a second for a 3 MB Go module, so it happens once per module, and a
+// compile that fails is remembered too. Beyond MaxModules entries the least
+// recently used idle one goes (a compiled Go module holds some 15-20 MB);
+// entries in use or awaited stay, so the bound is soft.
+type compileCache struct {
+	mu     sync.Mutex
+	byHash map[[32]byte]*compiling
+	max    int
+	clock  atomic.Int64
+	closed bool
+}
+
+func (cc *compileCache) touch(c *compiling) { c.used.Store(cc.clock.Add(1)) }
+
+// Compile compiles wasm, or returns the module compiled from the same bytes
+// before, and checks its imports and ABI. Concurrent compiles of the same
+// bytes compile once; a caller whose ctx ends stops waiting but the compile
+// carries on for the next.
+// Returns ETOOLARGE for a module over MaxModuleSize and EINVALID for one that
+// does not compile or that speaks neither ABI of doc.go.
+func (h *Host) Compile(ctx context.Context, wasm []byte) (*Module, error) {
+	m, err := h.acquire(ctx, wasm)
+	if m != nil {
+		m.done()
+	}
+	return m, err
+}
+
+// CheckModule compiles module and checks its ABI, so the engine can refuse
+// an upload the venue could never run (runtime.ModuleChecker).
+func (h *Host) CheckModule(ctx context.Context, module []byte) error {
+	_, err := h.Compile(ctx, module)
+	return err
+}
+
+// acquire is Compile for a call that will run the module: it returns it in
+// use (see Module.use), which the caller ends with done.
+func (h *Host) acquire(ctx context.Context, wasm []byte) (*Module, error) {
+	if len(wasm) > h.cfg.MaxModuleSize {
+		return nil, venue.Errorf(venue.ETOOLARGE, "module of %d bytes exceeds the limit of %d bytes", len(wasm), h.cfg.MaxModuleSize)
+	}
+	c, err := h.compiling(sha256.Sum256(wasm), wasm, false, true)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		h.modules.unwait(c)
+		return nil, context.Cause(ctx)
+	}
+	return h.modules.take(c)
+}
+
+// take ends a wait on c and puts its module in use. It cannot have been
+// evicted (and closed) meanwhile: the wait kept it.
+func (cc *compileCache) take(c *compiling) (*Module, error) {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	c.waiting--
+	if c.err != nil {
+		return nil, c.err
+	}
+	c.mod.use()
+	return c.mod, nil
+}
+
+func (cc *compileCache) unwait(c *compiling) {
+	cc.mu.Lock()
+	c.waiting--
+	cc.mu.Unlock()
+}
+
+// compiling returns the cache entry for sum, starting its compile in the
+// background if it is new, pinned if pin, awaited if wait. The bytes are
+// copied: the caller may reuse them.
+func (h *Host) compiling(sum [32]byte, wasm []byte, pin, wait bool) (*compiling, error) {
+	cc := &h.modules
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.closed {
+		return nil, errClosed
+	}
+	c, ok := cc.byHash[sum]
+	if !ok {
+		c = &compiling{sum: sum, done: make(chan struct{})}
+		cc.byHash[sum] = c
+		h.startCompile(c, sum, bytes.Clone(wasm))
+	}
+	c.pinned = c.pinned || pin
+	if wait {
+		c.waiting++
+	}
+	cc.touch(c)
+	return c, nil
+}
+
+func (h *Host) startCompile(c *compiling, sum [32]byte, wasm []byte) {
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		c.mod, c.err = h.compile(h.bgCtx, sum, wasm)
+		if c.mod != nil {
+			c.mod.entry = c
+		}
+		close(c.done)
+		h.evict(h.modules.overflow())
+	}()
+}
+
+func (h *Host) compile(ctx context.Context, sum [32]byte, wasm []byte) (*Module, error) {
+	cm, err := h.rt.CompileModule(ctx, wasm)
+	if err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
+	}
+	m := &Module{hash: sum, compiled: cm}
+	if err = checkImports(cm, h.imports); err == nil {
+		m.abi, m.init, err = abiOf(cm)
+	}
+	if err != nil {
+		cm.Close(ctx)
+		return nil, err
+	}
+	return m, nil
+}
+
+// overflow removes the least recently used idle entries beyond max (among
+// those compiled and not pinned) and returns their modules.
+func (cc *compileCache) overflow() []*Module {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	var out []*Module
+	for {
+		n, lru := cc.victim()
+		if n <= cc.max || lru == nil {
+			return out
+		}
+		delete(cc.byHash, lru.sum)
+		if lru.mod != nil {
+			out = append(out, lru.mod)
+		}
+	}
+}
+
+// victim counts the entries the bound applies to and picks the least
+// recently used that is neither in use nor awaited.
+func (cc *compileCache) victim() (int, *compiling) {
+	n := 0
+	var lru *compiling
+	for _, c := range cc.byHash {
+		if c.pinned || !isDone(c) {
+			continue
+		}
+		n++
+		if c.waiting > 0 || c.mod != nil && c.mod.busy() {
+			continue
+		}
+		if lru == nil || c.used.Load() < lru.used.Load() {
+			lru = c
+		}
+	}
+	return n, lru
+}
+
+func isDone(c *compiling) bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// evict closes modules dropped from the cache: their idle instances now,
+// busy ones when they come back (pools.put), and their compiled code when
+// the last call using them ends. Calls under way finish normally.
+func (h *Host) evict(mods []*Module) {
+	for _, m := range mods {
+		m.evict()
+		h.pools.drop(m)
+	}
+}

@@ -1,0 +1,237 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// TestHost_Compile checks which modules the host accepts, and the words it
+// refuses the others with.
+func TestHost_Compile(t *testing.T) {
+	h := mustHost(t, Config{MaxModuleSize: 8 << 20})
+	venueCall := wimport{"venue", "call", []byte{tI32, tI32}, []byte{tI64}}
+	for _, tc := range []struct {
+		name    string
+		module  func(t *testing.T) []byte
+		wantABI ABI
+		wantErr string
+	}{
+		{"go reactor", guest("goreactor"), Reactor, ""},
+		{"go command", guest("gocommand"), Command, ""},
+		{"c reactor", guest("creactor"), Reactor, ""},
+		{"c command", guest("ccommand"), Command, ""},
+		{"a reactor importing the venue", bytesOf(buildModule([]wimport{venueCall}, []wfunc{
+			{export: "venue_abi_1"},
+			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+			{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)},
+		}, 1)), Reactor, ""},
+		{"not wasm", bytesOf([]byte("#!/bin/sh\necho hi\n")), "", "module does not compile: invalid magic number"},
+		{"truncated", bytesOf(fakeReactor(8, 0)[:40]), "", "module does not compile: "},
+		{"neither ABI", bytesOf(buildModule(nil, []wfunc{{export: "main"}}, 1)), "",
+			"module exports neither the reactor ABI (memory, venue_alloc, venue_run) nor a WASI command's _start"},
+		{"half a reactor", bytesOf(buildModule(nil, []wfunc{{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)}}, 1)), "",
+			"nor a WASI command's _start (it lacks venue_alloc)"},
+		{"no ABI marker", bytesOf(buildModule(nil, []wfunc{
+			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+			{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)},
+		}, 1)), "", "module exports venue_alloc and venue_run but not the marker venue_abi_1"},
+		{"venue_run of the wrong type", bytesOf(buildModule(nil, []wfunc{
+			{export: "venue_abi_1"},
+			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+			{export: "venue_run", params: []byte{tI32, tI32}, results: []byte{tI32}, body: i32Const(0)},
+		}, 1)), "", "module's venue_run has the signature (i32, i32) -> (i32); the ABI wants (i32, i32, i32, i32) -> (i64)"},
+		{"a foreign import", bytesOf(buildModule([]wimport{{"env", "read_secret", []byte{tI32}, []byte{tI32}}}, []wfunc{{export: "_start"}}, 1)), "",
+			"module imports env.read_secret; only functions of wasi_snapshot_preview1 and venue may be imported"},
+		{"a WASI function wazero lacks", bytesOf(buildModule([]wimport{{"wasi_snapshot_preview1", "sock_open", []byte{tI32}, []byte{tI32}}}, []wfunc{{export: "_start"}}, 1)), "",
+			"module imports wasi_snapshot_preview1.sock_open, which the venue does not provide"},
+		{"a venue import of the wrong type", bytesOf(buildModule([]wimport{{"venue", "call", []byte{tI32, tI32}, []byte{tI32}}}, []wfunc{{export: "_start"}}, 1)), "",
+			"module imports venue.call as (i32, i32) -> (i32); the venue provides (i32, i32) -> (i64)"},
+		{"an unknown venue import", bytesOf(buildModule([]wimport{{"venue", "read_secret", []byte{tI32}, []byte{tI32}}}, []wfunc{{export: "_start"}}, 1)), "",
+			"module imports venue.read_secret, which the venue does not provide"},
+		{"memory over the limit", bytesOf(buildModule(nil, []wfunc{{export: "_start"}}, 2000)), "", "module does not compile: "},
+		{"too large", bytesOf(make([]byte, 8<<20+1)), "", "module of 8388609 bytes exceeds the limit of 8388608 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := h.Compile(context.Background(), tc.module(t))
+			if tc.wantErr != "" {
+				if err == nil {
+					t.Fatalf("compiled as a %s, want %q", m.ABI(), tc.wantErr)
+				}
+				wantContains(t, "error", err.Error(), tc.wantErr)
+				t.Log(err)
+				if code := venue.ErrorCode(err); code != venue.EINVALID && code != venue.ETOOLARGE {
+					t.Errorf("code %s, want invalid or too_large", code)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.ABI() != tc.wantABI {
+				t.Errorf("ABI %s, want %s", m.ABI(), tc.wantABI)
+			}
+		})
+	}
+}
+
+func guest(name string) func(*testing.T) []byte {
+	return func(t *testing.T) []byte { return mustGuest(t, name) }
+}
+
+func bytesOf(b []byte) func(*testing.T) []byte { return func(*testing.T) []byte { return b } }
+
+// TestHost_CompileOnce checks that concurrent compiles of the same bytes
+// share one module.
+func TestHost_CompileOnce(t *testing.T) {
+	h := mustHost(t, Config{})
+	wasm := mustGuest(t, "creactor")
+	mods := make([]*Module, 8)
+	var wg sync.WaitGroup
+	for i := range mods {
+		wg.Go(func() {
+			m, err := h.Compile(context.Background(), wasm)
+			if err != nil {
+				t.Error(err)
+			}
+			mods[i] = m
+		})
+	}
+	wg.Wait()
+	for _, m := range mods[1:] {
+		if m != mods[0] {
+			t.Fatal("the same bytes compiled twice")
+		}
+	}
+	if len(h.modules.byHash) != 1 {
+		t.Errorf("%d cache entries, want 1", len(h.modules.byHash))
+	}
+}
+
+// TestHost_LyingReactor checks what the host makes of a reactor whose
+// pointers point nowhere.
+func TestHost_LyingReactor(t *testing.T) {
+	h := mustHost(t, Config{})
+	for _, tc := range []struct {
+		name  string
+		alloc int32
+		run   int64
+		want  string
+	}{
+		{"alloc returns null", 0, 0, "operation crashed: venue_alloc(4096) returned 0x0, not a buffer inside the module's memory"},
+		{"alloc returns a buffer past the end", 65000, 0, "venue_alloc(4096) returned 0xfde8, not a buffer inside"},
+		{"output past the end", 8, 65000<<32 | 1000, "operation crashed: venue_run returned an output (1000 bytes at 0xfde8) outside the module's memory"},
+		{"error message past the end", 8, 0x7fff0000<<32 | 0x80000010, "operation crashed: venue_run returned an error message (16 bytes at 0x7fff0000) outside"},
+		{"output not JSON", 8, 8<<32 | 4, `operation returned output that is not JSON (4 bytes: "wasm")`},
+		{"empty error message", 8, 8<<32 | 0x80000000, "the operation failed without saying why"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mod := fakeReactor(tc.alloc, tc.run)
+			x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
+			_, err := call(context.Background(), x, `{}`)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			wantContains(t, "error", err.Error(), tc.want)
+		})
+	}
+}
+
+// TestHost_CompileCacheBound checks that beyond MaxModules the least
+// recently used module is dropped, with its idle instances, that a call
+// needing it again compiles it again, and that the venue's own module
+// stays.
+func TestHost_CompileCacheBound(t *testing.T) {
+	h := mustHost(t, Config{MaxModules: 1, IdleTimeout: time.Hour})
+	ctx := context.Background()
+	mods := map[byte][]byte{1: mustGuest(t, "creactor"), 2: mustGuest(t, "ccommand"), 3: withCustomSection(mustGuest(t, "creactor"), 3)}
+	var loads atomic.Int32
+	x := h.Uploaded(func(_ context.Context, _ *runtime.Env, op *venue.Operation) ([]byte, error) {
+		loads.Add(1)
+		return mods[op.Asset[0]], nil
+	})
+	run := func(asset byte) {
+		t.Helper()
+		if _, err := x.Execute(ctx, &venue.Operation{Name: "wasm", Asset: venue.AssetID{asset}}, json.RawMessage(`{"a":1}`), nil); err != nil {
+			t.Fatalf("module %d: %v", asset, err)
+		}
+	}
+	builtin, err := h.Builtin(mustGuest(t, "goreactor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, builtin, `{}`)
+	run(1)
+	wantCounts(t, h, 2, 2)
+	run(2) // evicts module 1 and its idle instance
+	waitFor(t, func() bool { idle, _ := h.pools.counts(); return idle == 1 })
+	run(1) // compiled again
+	if n := loads.Load(); n != 3 {
+		t.Errorf("%d loads, want 3: module 1 twice", n)
+	}
+	mustCall(t, builtin, `{}`)
+	wantCounts(t, h, 2, 2)
+	t.Run("under concurrent calls", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i := range 24 {
+			wg.Go(func() {
+				asset := byte(i%3 + 1)
+				if _, err := x.Execute(ctx, &venue.Operation{Name: "wasm", Asset: venue.AssetID{asset}}, json.RawMessage(`{"a":1}`), nil); err != nil {
+					t.Errorf("module %d: %v", asset, err)
+				}
+			})
+		}
+		wg.Wait()
+		t.Logf("%d loads in all", loads.Load())
+		waitFor(t, func() bool { // what the sweeper does, once compiles have settled
+			h.evict(h.modules.overflow())
+			h.modules.mu.Lock()
+			defer h.modules.mu.Unlock()
+			n, _ := h.modules.victim()
+			return n == 1
+		})
+	})
+}
+
+// TestHost_EvictedModule checks that an evicted module's code stays open
+// for the calls using it, closes after the last, and serves no new call.
+func TestHost_EvictedModule(t *testing.T) {
+	h := mustHost(t, Config{})
+	ctx := context.Background()
+	m, err := h.Compile(ctx, mustGuest(t, "creactor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() error {
+		_, err := h.runReactor(ctx, poolKey{mod: m}, "wasm", []byte(`{}`), nil)
+		return err
+	}
+	if !m.use() || run() != nil {
+		t.Fatal("a fresh module does not run")
+	}
+	h.evict([]*Module{m})
+	wantCounts(t, h, 0, 0)
+	if err := run(); err != nil {
+		t.Errorf("a call under way lost its module: %v", err)
+	}
+	wantCounts(t, h, 0, 0) // not pooled: evicted
+	m.done()
+	if m.use() {
+		t.Error("a closed module took a new call")
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out waiting")
+		}
+	}
+}

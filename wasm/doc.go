@@ -1,0 +1,138 @@
+// Package wasm runs operations compiled to WebAssembly, sandboxed in
+// wazero. It is the only package that imports wazero. Modules are compiled
+// once and cached by content hash (beyond a bound the least recently used
+// are dropped, never the venue's own); reactor instances are pooled per
+// module (an uploaded module's instance never serves two callers, and is
+// thrown away after a trap); every call runs under its job's deadline and
+// the configured memory limit, with a cap on output size. The guest's only
+// way out of the sandbox is the host module "venue".
+//
+// # Reactor ABI (version 1)
+//
+// A reactor module is built as a library (Go: GOOS=wasip1 GOARCH=wasm
+// -buildmode=c-shared; C: clang --target=wasm32-wasi -mexec-model=reactor)
+// and exports:
+//
+//	memory                                      its linear memory
+//	_initialize()                               optional; called once, first (WASI reactors)
+//	venue_abi_1()                               marks the ABI version; never called, any signature;
+//	                                            required: a module exporting venue_alloc and
+//	                                            venue_run without it is refused
+//	venue_alloc(size i32) -> ptr i32            a buffer of at least size bytes for the host to
+//	                                            write the next call's arguments into; it stays
+//	                                            valid until the next venue_alloc, so the host
+//	                                            reuses it while it is large enough
+//	venue_run(op_ptr, op_len, in_ptr, in_len i32) -> i64
+//	                                            runs the operation named at op, its adapter as
+//	                                            the catalog gives it ("core:read"; an uploaded
+//	                                            module gets its metadata's operation.adapter,
+//	                                            e.g. "wasm", and may ignore it) on the JSON
+//	                                            input at in
+//
+// The host asks venue_alloc for powers of two of at least 4096 bytes, only
+// when a call's op name and input together outgrow the buffer it has, so
+// in steady state a call is one export call. It writes the op name at the
+// buffer's start and the input right after it (in_ptr = op_ptr + op_len).
+// venue_alloc must return a non-zero pointer to size bytes inside memory;
+// anything else fails the call as a crash.
+//
+// venue_run returns ptr<<32 | len: the len bytes at ptr are the operation's
+// output, a JSON value. If bit 31 of len is set, the operation failed and
+// the len&0x7fffffff bytes at ptr are the error message (UTF-8 text), which
+// becomes the job's error. The bytes stay valid until the next call into
+// the instance. A trap fails the job ("operation crashed: ...") and the
+// instance is discarded.
+//
+// The host checks what venue_run returns: bytes outside memory are a
+// crash; output that is not JSON fails the job ("operation returned output
+// that is not JSON"); output over the host's MaxOutput (default 16 MiB)
+// fails it with "output of N bytes exceeds the limit of M bytes" without
+// being copied, and the instance is discarded. An error message is kept up
+// to 64 KiB (then "…"), invalid UTF-8 replaced, and has code invalid; an
+// empty one reads "the operation failed without saying why". An instance
+// whose memory has grown past half the limit is retired after its call.
+//
+// # Command ABI
+//
+// Any WASI command module (one that exports _start) works unmodified: the
+// input JSON arrives on stdin, the output JSON is read from stdout, and a
+// non-zero exit fails the job with its stderr as the error. A fresh instance
+// runs each call. Command modules may import the venue host module too.
+//
+// _start returning or calling proc_exit(0) is success; stdout must then
+// hold one JSON value (surrounding whitespace allowed) of at most
+// MaxOutput bytes. On a non-zero exit the job's error is the first 4 KiB of
+// stderr, trimmed, or "the operation exited with code N" if stderr is
+// empty. A module exporting both ABIs is run as a reactor.
+//
+// # Sandbox
+//
+// Every instance sees argv ["op"], no environment variables, no
+// preopened directories (every file open fails) and no sockets; real wall
+// and monotonic clocks and crypto-random bytes. A sleep (poll_oneoff on a
+// clock) lasts as asked unless the job's deadline or cancellation comes
+// first, which ends the guest. Only
+// functions may be imported, and only from wasi_snapshot_preview1 (as
+// wazero implements it) and the venue host module below; anything else is
+// refused when the module is compiled. A guest that loops past its job's
+// deadline is stopped and the job times out; one that grows its memory to
+// the host's limit (default 64 MiB) fails with "operation ran out of
+// memory (limit N MiB)".
+//
+// # Host module "venue"
+//
+// The guest reaches the venue only through these imports:
+//
+//	venue.call(req_ptr, req_len i32) -> i64     performs the host call whose JSON request is at
+//	                                            req; returns the length of its JSON result, or
+//	                                            minus the length of an error message
+//	venue.result(ptr, len i32) -> i32           copies the pending result (or error message) of
+//	                                            the last venue.call into the guest's buffer and
+//	                                            returns the bytes copied
+//	venue.log(level, ptr, len i32)              logs the text at ptr (level: 0 debug, 1 info,
+//	                                            2 warn, 3 error), tagged with the job
+//
+// The two-step call keeps the host from calling into the guest while the
+// guest calls the host (Go guests cannot be re-entered). A request is an
+// object {"fn": name, ...arguments}; the functions are:
+//
+//	lattice.read    {path, maxSize?}             → {exists, value, valueBytes, truncated?, ...}
+//	lattice.write   {path, value}                → {written: true}
+//	lattice.delete  {path}                       → {deleted: bool}
+//	lattice.append  {path, value}                → {appended: true, index}
+//	lattice.list    {path, offset?, limit?}      → {exists, type, count, keys, offset}
+//	lattice.slice   {path, offset?, limit?}      → {exists, type, count, values, offset}
+//	lattice.copy    {from, to}                   → {copied: true}
+//	http.request    {method, url, headers?, queryParams?, body?, bearerSecret?,
+//	                 secretHeaders?, timeoutMs?} → {status, headers, body, url}
+//	secret.set      {name, value}                → {name, stored: true}
+//
+// All of them act as the job's caller, under its capabilities. Secrets are
+// referenced, never read: http.request resolves "s/NAME" in bearerSecret,
+// secretHeaders values and {s/NAME} placeholders in the URL on the host
+// side, and masks every resolved value out of the job's records. The guest
+// never holds a plaintext secret.
+//
+// The exact rules of the host module:
+//
+//   - Pointers and lengths are unsigned 32-bit. A range not wholly inside
+//     memory, or a venue.call request or venue.log message over 16 MiB,
+//     traps the guest ("operation crashed: venue.call: ...") and the
+//     instance is discarded.
+//   - venue.call never traps otherwise: an unknown fn, missing or mistyped
+//     arguments, or a refusal by the venue make an error result. A call made
+//     wrongly reads "<fn>: <why>" (e.g. `lattice.read: "path" is required`);
+//     the venue's own refusals come in its exact words, unprefixed (e.g.
+//     "URL targets a private/internal address: ..."), so that an operation
+//     can pass them on as its error. A result is never empty; one over 16
+//     MiB is an error instead.
+//   - venue.result copies the whole pending result and returns its length;
+//     len must be at least that length. Each result is collected once: a
+//     second venue.result, one with nothing pending, or one into a smaller
+//     buffer traps. A venue.call whose result is not collected is replaced
+//     by the next; results are dropped when venue_run returns.
+//   - venue.call from _initialize, when no job runs, returns an error.
+//   - venue.log keeps the first 4 KiB of a message (then "…") and the first
+//     1000 messages of a call; levels below 0 log as debug, above 3 as
+//     error. Its range must lie in memory like the others'.
+package wasm

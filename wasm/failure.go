@@ -1,0 +1,115 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tetratelabs/wazero/sys"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// failure words why a call into a guest failed. The job's deadline or
+// cancellation comes first: the engine words those itself from the cause.
+// Then a misuse of the host module, then running out of memory, then the
+// guest's exit or trap.
+func (h *Host) failure(ctx context.Context, err error, stderr string, memSize uint32) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	var trap *hostTrap
+	if errors.As(err, &trap) {
+		return crashed("%s", trap.msg)
+	}
+	if outOfMemory(stderr, memSize, h.cfg.memoryLimit()) {
+		return venue.Errorf(venue.ETOOLARGE, "operation ran out of memory (limit %d MiB)", h.cfg.memoryLimit()>>20)
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		return crashed("%s", exitReason(exit.ExitCode(), stderr))
+	}
+	return crashed("%s", trapReason(err, stderr))
+}
+
+// trapReason is wazero's first line ("wasm error: unreachable"), after what
+// the guest said on stderr as it died (a Go reactor prints its panic, then
+// traps).
+func trapReason(err error, stderr string) string {
+	reason := firstLine(err.Error())
+	if line := firstLine(stderr); line != "" {
+		reason = line + " (" + reason + ")"
+	}
+	return reason
+}
+
+// outOfMemory guesses whether a guest died for want of memory: wazero only
+// refuses its memory.grow, which guests report in their own ways. The Go
+// runtime mostly says "out of memory" on stderr; other guests (and Go,
+// sometimes) just trap. Memory allocators grow in steps (Go: 4 MiB
+// arenas), so a guest that dies within a step or an eighth of the limit is
+// taken to have hit it.
+func outOfMemory(stderr string, memSize uint32, limit uint64) bool {
+	margin := max(limit/8, 8<<20)
+	return strings.Contains(stderr, "out of memory") || limit > margin && uint64(memSize) >= limit-margin
+}
+
+func exitReason(code uint32, stderr string) string {
+	reason := fmt.Sprintf("the module exited with code %d", code)
+	if line := firstLine(stderr); line != "" {
+		reason += ": " + line
+	}
+	return reason
+}
+
+// firstLine is the first non-blank line of s, bounded: wazero's errors
+// carry a stack trace after it, and a Go panic its goroutine dump.
+func firstLine(s string) string {
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			if len(line) > 1024 {
+				line = strings.ToValidUTF8(line[:1024], "") + "…"
+			}
+			return line
+		}
+	}
+	return ""
+}
+
+// crashed is the job's error for a guest that trapped or broke the ABI.
+func crashed(format string, args ...any) error {
+	return venue.Errorf(venue.EINTERNAL, "operation crashed: %s", fmt.Sprintf(format, args...))
+}
+
+// capture is an io.Writer that keeps the first limit bytes written to it
+// and counts the rest.
+type capture struct {
+	limit int
+	total int64
+	buf   bytes.Buffer
+}
+
+func (c *capture) Write(p []byte) (int, error) {
+	c.total += int64(len(p))
+	if room := c.limit - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(room, len(p))])
+	}
+	return len(p), nil
+}
+
+// over reports whether more than limit bytes were written.
+func (c *capture) over() bool { return c.total > int64(c.limit) }
+
+// Reset forgets everything written.
+func (c *capture) Reset() { c.total = 0; c.buf.Reset() }
+
+// String returns what was kept, trimmed, with "…" if some was dropped.
+func (c *capture) String() string {
+	s := strings.TrimSpace(strings.ToValidUTF8(c.buf.String(), ""))
+	if c.over() {
+		s += "…"
+	}
+	return s
+}

@@ -1,0 +1,28 @@
+// Package guest is the SDK for operations compiled to WebAssembly and run by
+// the venue's wasm host (package wasm; its doc.go is the ABI contract). A
+// guest program registers its operations by adapter name and is built as a
+// reactor library:
+//
+//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o op.wasm ./myop
+//
+//	func init() {
+//		guest.Register("myop:hello", func(in json.RawMessage) (any, error) {
+//			var p struct{ Name string `json:"name"` }
+//			if err := json.Unmarshal(in, &p); err != nil {
+//				return nil, guest.Errorf("input must be {name}: %v", err)
+//			}
+//			return map[string]string{"greeting": "hello " + p.Name}, nil
+//		})
+//	}
+//
+//	func main() {} // a reactor's main never runs; the package needs one
+//
+// On wasip1 the package exports the reactor ABI (venue_abi_1, venue_alloc,
+// venue_run) and imports the host module "venue" (call, result, log); Call
+// and Log reach the host through them. A handler's output is marshalled to
+// JSON; its error's text becomes the job's error as is.
+//
+// Everything except the ABI glue compiles on every GOOS, so that programs
+// importing it can be vetted and their pure logic tested natively; there
+// Call and Log have no host and fail (Call) or do nothing (Log).
+package guest

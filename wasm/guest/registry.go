@@ -1,0 +1,64 @@
+package guest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Handler runs one operation on its JSON input and returns the output,
+// which is marshalled to JSON (a json.RawMessage is kept as it is).
+type Handler func(input json.RawMessage) (any, error)
+
+// handlers maps a full adapter name ("core:read") to its handler. It is
+// filled by Register from package init functions, before the host's first
+// venue_run, and only read afterwards.
+var handlers = map[string]Handler{}
+
+// Register makes fn the handler of the operation whose adapter is name, as
+// the catalog gives it ("core:read"). It is meant for init functions;
+// registering a name twice is a build mistake and panics.
+func Register(name string, fn Handler) {
+	if _, dup := handlers[name]; dup {
+		panic("guest: operation " + name + " registered twice")
+	}
+	handlers[name] = fn
+}
+
+// Errorf returns an error whose text, formatted as fmt.Errorf does, becomes
+// the job's error when a handler returns it.
+func Errorf(format string, args ...any) error {
+	return fmt.Errorf(format, args...)
+}
+
+// run dispatches one venue_run: it finds op's handler, runs it on input and
+// returns the output JSON, or the error text. A panicking handler fails its
+// job instead of trapping, so the instance survives a guest bug.
+func run(op string, input []byte) (out []byte, err error) {
+	fn, ok := handlers[op]
+	if !ok {
+		return nil, fmt.Errorf("unknown operation %s", op)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, fmt.Errorf("operation %s panicked: %v", op, r)
+		}
+	}()
+	v, err := fn(input)
+	if err != nil {
+		return nil, err
+	}
+	return marshal(v)
+}
+
+// marshal encodes v as compact JSON without escaping <, > and &, which
+// outputs such as HTTP bodies carry and nobody embeds in HTML.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("output is not JSON: %v", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -1,0 +1,135 @@
+package wasm
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Host runs WebAssembly operations. It owns one wazero runtime (one memory
+// limit, termination on context done), the compile cache and the instance
+// pools. It is safe for concurrent use.
+type Host struct {
+	cfg     Config
+	log     *slog.Logger
+	rt      wazero.Runtime
+	cache   wazero.CompilationCache // nil without CacheDir
+	imports map[string]api.Module   // the host modules a guest may import, by name
+	modCfg  wazero.ModuleConfig     // what every instance starts from
+	modules compileCache
+	pools   pools
+	bg      sync.WaitGroup // compiles and the idle sweeper
+	bgCtx   context.Context
+	stop    context.CancelFunc
+}
+
+var errClosed = venue.Errorf(venue.EUNAVAILABLE, "the wasm host is closed")
+
+// New starts a host. Close releases it.
+func New(ctx context.Context, cfg Config) (*Host, error) {
+	cfg.setDefaults()
+	h := &Host{cfg: cfg, log: cfg.Logger}
+	rc := wazero.NewRuntimeConfig().
+		WithCloseOnContextDone(true). // the only way to stop a looping guest
+		WithMemoryLimitPages(cfg.MemoryLimitPages)
+	if cfg.CacheDir != "" {
+		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, err
+		}
+		h.cache, rc = cache, rc.WithCompilationCache(cache)
+	}
+	h.rt = wazero.NewRuntimeWithConfig(ctx, rc)
+	if err := h.instantiateImports(ctx); err != nil {
+		h.rt.Close(ctx)
+		return nil, err
+	}
+	h.modCfg = moduleConfig()
+	h.modules.byHash, h.modules.max = map[[32]byte]*compiling{}, cfg.MaxModules
+	h.pools.init(cfg)
+	h.bgCtx, h.stop = context.WithCancel(context.WithoutCancel(ctx))
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		h.sweep(h.bgCtx, cfg.IdleTimeout)
+	}()
+	return h, nil
+}
+
+// sweep closes instances idle for longer than timeout, and modules the
+// compile cache kept past its bound while they were in use, until ctx ends.
+func (h *Host) sweep(ctx context.Context, timeout time.Duration) {
+	t := time.NewTicker(max(timeout/2, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			for _, in := range h.pools.expired(now.Add(-timeout)) {
+				in.close()
+			}
+			h.evict(h.modules.overflow())
+		}
+	}
+}
+
+func (h *Host) instantiateImports(ctx context.Context) error {
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, h.rt); err != nil {
+		return err
+	}
+	vm, err := h.instantiateVenue(ctx)
+	if err != nil {
+		return err
+	}
+	h.imports = map[string]api.Module{
+		wasi_snapshot_preview1.ModuleName: h.rt.Module(wasi_snapshot_preview1.ModuleName),
+		hostModule:                        vm,
+	}
+	return nil
+}
+
+// moduleConfig is the sandbox every instance gets: real clocks and
+// randomness (Go guests seed map hashing from them; wazero's defaults are
+// deterministic), no filesystem, no environment, argv[0] only. Each
+// instance adds its stderr and its sleep (configFor).
+func moduleConfig() wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithName(""). // instances are anonymous: many may share a module
+		WithArgs("op").
+		WithSysWalltime().
+		WithSysNanotime().
+		WithRandSource(rand.Reader)
+}
+
+// configFor is the module config of an instance whose calls are tracked by
+// c: a sleeping guest wakes when its call's context ends, so that the
+// deadline can stop it (wazero only checks between instructions).
+func (h *Host) configFor(c *callState, stderr *capture) wazero.ModuleConfig {
+	return h.modCfg.WithStderr(stderr).WithNanosleep(c.sleep)
+}
+
+// Close stops the host: it closes every instance (calls still running fail)
+// and every compiled module, after waiting for compiles under way.
+func (h *Host) Close(ctx context.Context) error {
+	h.modules.mu.Lock()
+	h.modules.closed = true
+	h.modules.mu.Unlock()
+	h.stop()
+	h.bg.Wait()
+	h.pools.close()
+	err := h.rt.Close(ctx)
+	if h.cache != nil {
+		err = errors.Join(err, h.cache.Close(ctx))
+	}
+	return err
+}

@@ -1,0 +1,189 @@
+package wasm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// The functions venue.call performs, by the request's "fn". Each acts as
+// the job's caller through its runtime.Env; a failure becomes the error
+// message the guest collects, never a trap.
+
+// do performs the host call req and returns its JSON result.
+func (c *callState) do(ctx context.Context, req []byte) ([]byte, error) {
+	if c.env == nil {
+		return nil, errors.New("no job is running: host calls are only possible inside venue_run or a command's _start")
+	}
+	var head struct {
+		Fn string `json:"fn"`
+	}
+	if err := json.Unmarshal(req, &head); err != nil || head.Fn == "" {
+		return nil, errors.New(`the request must be a JSON object with a string "fn"`)
+	}
+	res, err := c.perform(ctx, head.Fn, req)
+	if errors.As(err, new(usageError)) {
+		return nil, fmt.Errorf("%s: %s", head.Fn, message(err))
+	}
+	if err != nil {
+		// The venue's own answer (a refused URL, a missing secret) reaches
+		// the guest, and from there the job, in the venue's exact words.
+		return nil, errors.New(message(err))
+	}
+	out, err := json.Marshal(res)
+	if err == nil && len(out) > maxHostIO {
+		err = fmt.Errorf("%s: the result of %d bytes exceeds the limit of %d bytes", head.Fn, len(out), maxHostIO)
+	}
+	return out, err
+}
+
+func (c *callState) perform(ctx context.Context, fn string, req []byte) (any, error) {
+	switch fn {
+	case "lattice.read", "lattice.write", "lattice.delete", "lattice.append",
+		"lattice.list", "lattice.slice", "lattice.copy":
+		var a latticeArgs
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		return a.perform(ctx, fn, c.env)
+	case "http.request":
+		var a runtime.HTTPRequest
+		if err := decode(req, &a); err != nil {
+			return nil, err
+		}
+		if err := required(a.URL, "url"); err != nil {
+			return nil, err
+		}
+		return c.env.HTTP(ctx, a)
+	case "secret.set":
+		return setSecret(ctx, c.env, req)
+	}
+	return nil, invalid("no such host function")
+}
+
+// latticeArgs are the arguments of every lattice function; each uses some.
+type latticeArgs struct {
+	Path    string          `json:"path"`
+	MaxSize int             `json:"maxSize"`
+	Offset  int             `json:"offset"`
+	Limit   int             `json:"limit"`
+	Value   json.RawMessage `json:"value"`
+	From    string          `json:"from"`
+	To      string          `json:"to"`
+}
+
+func (a *latticeArgs) perform(ctx context.Context, fn string, env *runtime.Env) (any, error) {
+	if fn == "lattice.copy" {
+		if err := required(a.From, "from", a.To, "to"); err != nil {
+			return nil, err
+		}
+		return map[string]bool{"copied": true}, env.Copy(ctx, a.From, a.To)
+	}
+	if err := required(a.Path, "path"); err != nil {
+		return nil, err
+	}
+	switch fn {
+	case "lattice.read":
+		return env.Read(ctx, a.Path, a.MaxSize)
+	case "lattice.list":
+		return env.List(ctx, a.Path, a.Offset, a.Limit)
+	case "lattice.slice":
+		return env.Slice(ctx, a.Path, a.Offset, a.Limit)
+	case "lattice.delete":
+		deleted, err := env.Delete(ctx, a.Path)
+		return map[string]bool{"deleted": deleted}, err
+	}
+	if len(a.Value) == 0 {
+		return nil, invalid(`"value" is required`)
+	}
+	if fn == "lattice.write" {
+		return map[string]bool{"written": true}, env.Write(ctx, a.Path, a.Value)
+	}
+	i, err := env.Append(ctx, a.Path, a.Value)
+	return map[string]any{"appended": true, "index": i}, err
+}
+
+func setSecret(ctx context.Context, env *runtime.Env, req []byte) (any, error) {
+	var a struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	if err := decode(req, &a); err != nil {
+		return nil, err
+	}
+	if err := required(a.Name, "name", a.Value, "value"); err != nil {
+		return nil, err
+	}
+	if err := env.PutSecret(ctx, a.Name, a.Value); err != nil {
+		return nil, err
+	}
+	return map[string]any{"name": a.Name, "stored": true}, nil
+}
+
+func decode(req []byte, v any) error {
+	if err := json.Unmarshal(req, v); err != nil {
+		return argError(err)
+	}
+	return nil
+}
+
+// required checks that the values of pairs (value, name, ...) are set.
+func required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] == "" {
+			return invalid("%q is required", pairs[i+1])
+		}
+	}
+	return nil
+}
+
+// usageError marks a host call made wrongly (bad arguments, an unknown
+// function): its message names the function, to help the guest's author.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func invalid(format string, args ...any) error {
+	return usageError{venue.Errorf(venue.EINVALID, format, args...)}
+}
+
+// argError words a decoding error without Go's type names.
+func argError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field == "" {
+			return invalid("the request must be a JSON object")
+		}
+		return invalid("%q must be %s, not %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value)
+	}
+	return invalid("%v", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "int", "int64", "uint32", "float64":
+		return "a number"
+	case "bool":
+		return "a boolean"
+	case "map", "struct":
+		return "an object"
+	case "slice":
+		return "an array"
+	}
+	return "a " + goKind
+}
+
+// message is what the guest may see of err: the venue's message, never an
+// internal error's text.
+func message(err error) string {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "the job's deadline passed or it was cancelled"
+	}
+	return venue.ErrorMessage(err)
+}
