@@ -16,6 +16,7 @@ import (
 // Module is a compiled module whose ABI the host has checked.
 type Module struct {
 	hash     [32]byte
+	box      *sandbox // the runtime it was compiled in, and its instances run in
 	compiled wazero.CompiledModule
 	abi      ABI
 	init     bool        // exports _initialize, run once per instance
@@ -76,10 +77,18 @@ func (m *Module) closeIfUnused() {
 	}
 }
 
+// cacheKey names a compiled module: its bytes' hash, and whether it is
+// the venue's own, compiled for the trusted sandbox. A user who uploads
+// the same bytes gets them compiled again, with termination checks.
+type cacheKey struct {
+	sum     [32]byte
+	trusted bool
+}
+
 // compiling is one entry of the compile cache: done closes when mod or err
 // is set.
 type compiling struct {
-	sum     [32]byte
+	key     cacheKey
 	done    chan struct{}
 	mod     *Module
 	err     error
@@ -95,7 +104,7 @@ type compiling struct {
 // entries in use or awaited stay, so the bound is soft.
 type compileCache struct {
 	mu     sync.Mutex
-	byHash map[[32]byte]*compiling
+	byKey  map[cacheKey]*compiling
 	max    int
 	clock  atomic.Int64
 	closed bool
@@ -163,22 +172,24 @@ func (cc *compileCache) unwait(c *compiling) {
 }
 
 // compiling returns the cache entry for sum, starting its compile in the
-// background if it is new, pinned if pin, awaited if wait. The bytes are
+// background if it is new, awaited if wait. The venue's own module
+// (builtin) is pinned and compiled for the trusted sandbox. The bytes are
 // copied: the caller may reuse them.
-func (h *Host) compiling(sum [32]byte, wasm []byte, pin, wait bool) (*compiling, error) {
+func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compiling, error) {
 	cc := &h.modules
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	if cc.closed {
 		return nil, errClosed
 	}
-	c, ok := cc.byHash[sum]
+	key := cacheKey{sum: sum, trusted: builtin}
+	c, ok := cc.byKey[key]
 	if !ok {
-		c = &compiling{sum: sum, done: make(chan struct{})}
-		cc.byHash[sum] = c
-		h.startCompile(c, sum, bytes.Clone(wasm))
+		c = &compiling{key: key, done: make(chan struct{})}
+		cc.byKey[key] = c
+		h.startCompile(c, bytes.Clone(wasm))
 	}
-	c.pinned = c.pinned || pin
+	c.pinned = c.pinned || builtin
 	if wait {
 		c.waiting++
 	}
@@ -186,11 +197,15 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, pin, wait bool) (*compiling,
 	return c, nil
 }
 
-func (h *Host) startCompile(c *compiling, sum [32]byte, wasm []byte) {
+func (h *Host) startCompile(c *compiling, wasm []byte) {
+	box := h.checked
+	if c.key.trusted {
+		box = h.trusted
+	}
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
-		c.mod, c.err = h.compile(h.bgCtx, sum, wasm)
+		c.mod, c.err = h.compile(h.bgCtx, box, c.key.sum, wasm)
 		if c.mod != nil {
 			c.mod.entry = c
 		}
@@ -199,13 +214,13 @@ func (h *Host) startCompile(c *compiling, sum [32]byte, wasm []byte) {
 	}()
 }
 
-func (h *Host) compile(ctx context.Context, sum [32]byte, wasm []byte) (*Module, error) {
-	cm, err := h.rt.CompileModule(ctx, wasm)
+func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte) (*Module, error) {
+	cm, err := box.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
-	m := &Module{hash: sum, compiled: cm}
-	if err = checkImports(cm, h.imports); err == nil {
+	m := &Module{hash: sum, box: box, compiled: cm}
+	if err = checkImports(cm, box.imports); err == nil {
 		m.abi, m.init, err = abiOf(cm)
 	}
 	if err != nil {
@@ -226,7 +241,7 @@ func (cc *compileCache) overflow() []*Module {
 		if n <= cc.max || lru == nil {
 			return out
 		}
-		delete(cc.byHash, lru.sum)
+		delete(cc.byKey, lru.key)
 		if lru.mod != nil {
 			out = append(out, lru.mod)
 		}
@@ -238,7 +253,7 @@ func (cc *compileCache) overflow() []*Module {
 func (cc *compileCache) victim() (int, *compiling) {
 	n := 0
 	var lru *compiling
-	for _, c := range cc.byHash {
+	for _, c := range cc.byKey {
 		if c.pinned || !isDone(c) {
 			continue
 		}

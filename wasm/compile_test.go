@@ -109,8 +109,8 @@ func TestHost_CompileOnce(t *testing.T) {
 			t.Fatal("the same bytes compiled twice")
 		}
 	}
-	if len(h.modules.byHash) != 1 {
-		t.Errorf("%d cache entries, want 1", len(h.modules.byHash))
+	if len(h.modules.byKey) != 1 {
+		t.Errorf("%d cache entries, want 1", len(h.modules.byKey))
 	}
 }
 
@@ -233,5 +233,58 @@ func waitFor(t *testing.T, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatal("timed out waiting")
 		}
+	}
+}
+
+// TestHost_TrustedSandbox checks that the venue's own module is compiled
+// for the sandbox without termination checks, and that a user uploading
+// the same bytes gets them compiled apart, in the checked sandbox.
+func TestHost_TrustedSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"default", Config{}},
+		{"CheckBuiltin", Config{CheckBuiltin: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := mustHost(t, tc.cfg)
+			mod := mustGuest(t, "goreactor")
+			builtin, err := h.Builtin(mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustCall(t, builtin, `{}`)
+			up, err := h.Compile(context.Background(), mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.modules.mu.Lock()
+			own := h.modules.byKey[cacheKey{sum: up.hash, trusted: true}]
+			h.modules.mu.Unlock()
+			switch {
+			case own == nil || own.mod == nil:
+				t.Fatal("the builtin is not in the cache under its trusted key")
+			case own.mod == up:
+				t.Fatal("the upload shares the builtin's compiled module")
+			case own.mod.box != h.trusted || up.box != h.checked:
+				t.Error("modules compiled in the wrong sandboxes")
+			}
+			// A sleeping builtin wakes at its deadline either way (the
+			// host's clock); only CheckBuiltin stops a looping one, which
+			// without it would spin here for good.
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			if _, err := call(ctx, builtin, `{"do":"sleep","size":60000}`); err == nil {
+				t.Error("a builtin sleeping past its deadline completed")
+			}
+			if tc.cfg.CheckBuiltin {
+				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+				defer cancel()
+				if _, err := call(ctx, builtin, `{"do":"loop"}`); err == nil {
+					t.Error("a looping builtin completed")
+				}
+			}
+		})
 	}
 }

@@ -15,15 +15,14 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// Host runs WebAssembly operations. It owns one wazero runtime (one memory
-// limit, termination on context done), the compile cache and the instance
-// pools. It is safe for concurrent use.
+// Host runs WebAssembly operations. It owns two wazero runtimes, the
+// compile cache and the instance pools. It is safe for concurrent use.
 type Host struct {
 	cfg     Config
 	log     *slog.Logger
-	rt      wazero.Runtime
+	checked *sandbox                // users' modules: stopped when their call's context ends
+	trusted *sandbox                // the venue's own module: no termination checks (see sandbox)
 	cache   wazero.CompilationCache // nil without CacheDir
-	imports map[string]api.Module   // the host modules a guest may import, by name
 	modCfg  wazero.ModuleConfig     // what every instance starts from
 	modules compileCache
 	pools   pools
@@ -38,9 +37,7 @@ var errClosed = venue.Errorf(venue.EUNAVAILABLE, "the wasm host is closed")
 func New(ctx context.Context, cfg Config) (*Host, error) {
 	cfg.setDefaults()
 	h := &Host{cfg: cfg, log: cfg.Logger}
-	rc := wazero.NewRuntimeConfig().
-		WithCloseOnContextDone(true). // the only way to stop a looping guest
-		WithMemoryLimitPages(cfg.MemoryLimitPages)
+	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(cfg.MemoryLimitPages)
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
@@ -48,13 +45,16 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		h.cache, rc = cache, rc.WithCompilationCache(cache)
 	}
-	h.rt = wazero.NewRuntimeWithConfig(ctx, rc)
-	if err := h.instantiateImports(ctx); err != nil {
-		h.rt.Close(ctx)
+	var err error
+	if h.checked, err = h.newSandbox(ctx, rc.WithCloseOnContextDone(true)); err != nil {
+		return nil, err
+	}
+	if h.trusted, err = h.newSandbox(ctx, rc.WithCloseOnContextDone(cfg.CheckBuiltin)); err != nil {
+		h.checked.rt.Close(ctx)
 		return nil, err
 	}
 	h.modCfg = moduleConfig()
-	h.modules.byHash, h.modules.max = map[[32]byte]*compiling{}, cfg.MaxModules
+	h.modules.byKey, h.modules.max = map[cacheKey]*compiling{}, cfg.MaxModules
 	h.pools.init(cfg)
 	h.bgCtx, h.stop = context.WithCancel(context.WithoutCancel(ctx))
 	h.bg.Add(1)
@@ -83,19 +83,36 @@ func (h *Host) sweep(ctx context.Context, timeout time.Duration) {
 	}
 }
 
-func (h *Host) instantiateImports(ctx context.Context) error {
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, h.rt); err != nil {
-		return err
+// sandbox is a wazero runtime and the host modules its guests may import.
+//
+// The host keeps two. Users' modules run in one with termination checks
+// (WithCloseOnContextDone), the only way wazero can stop a guest that
+// loops: it checks at every loop header, which makes Go guest code about
+// four times slower (reference/WASM.md). The venue's own module runs in one
+// without them, unless Config.CheckBuiltin: its operations are ours, their
+// work is bounded by their input (itself capped), and everything in them
+// that waits (sleep, host calls) is cut short by the call's context on the
+// host side. See docs/RATIONALE.md.
+type sandbox struct {
+	rt      wazero.Runtime
+	imports map[string]api.Module // by name
+}
+
+func (h *Host) newSandbox(ctx context.Context, rc wazero.RuntimeConfig) (*sandbox, error) {
+	rt := wazero.NewRuntimeWithConfig(ctx, rc)
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
 	}
-	vm, err := h.instantiateVenue(ctx)
+	vm, err := h.instantiateVenue(ctx, rt)
 	if err != nil {
-		return err
+		rt.Close(ctx)
+		return nil, err
 	}
-	h.imports = map[string]api.Module{
-		wasi_snapshot_preview1.ModuleName: h.rt.Module(wasi_snapshot_preview1.ModuleName),
+	return &sandbox{rt: rt, imports: map[string]api.Module{
+		wasi_snapshot_preview1.ModuleName: rt.Module(wasi_snapshot_preview1.ModuleName),
 		hostModule:                        vm,
-	}
-	return nil
+	}}, nil
 }
 
 // moduleConfig is the sandbox every instance gets: real clocks and
@@ -127,7 +144,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.stop()
 	h.bg.Wait()
 	h.pools.close()
-	err := h.rt.Close(ctx)
+	err := errors.Join(h.checked.rt.Close(ctx), h.trusted.rt.Close(ctx))
 	if h.cache != nil {
 		err = errors.Join(err, h.cache.Close(ctx))
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/gridvenue/venue/runtime"
@@ -43,13 +44,16 @@ func (c *callState) begin(ctx context.Context, env *runtime.Env) {
 func (c *callState) end() { c.begin(context.Background(), nil) }
 
 // sleep is the guest's clock sleep (WASI poll_oneoff): ns, or until the
-// call's context ends.
+// call's context ends, which traps the guest. Returning early would not do:
+// a guest (Go's scheduler) that finds the time not yet come sleeps again,
+// and in the trusted sandbox nothing else would stop it.
 func (c *callState) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
 	case <-t.C:
 	case <-c.done:
+		trap("the call ended while the guest slept")
 	}
 }
 
@@ -65,8 +69,8 @@ func trap(format string, args ...any) {
 }
 
 // instantiateVenue builds the host module "venue" of doc.go.
-func (h *Host) instantiateVenue(ctx context.Context) (api.Module, error) {
-	b := h.rt.NewHostModuleBuilder(hostModule)
+func (h *Host) instantiateVenue(ctx context.Context, rt wazero.Runtime) (api.Module, error) {
+	b := rt.NewHostModuleBuilder(hostModule)
 	b.NewFunctionBuilder().
 		WithGoModuleFunction(api.GoModuleFunc(h.hostCall), []api.ValueType{i32, i32}, []api.ValueType{i64}).
 		WithParameterNames("req_ptr", "req_len").Export("call")

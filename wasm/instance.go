@@ -62,7 +62,7 @@ func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) 
 // instantiate makes an instance of m without running any of its code: the
 // caller runs _initialize or _start, and words their failures.
 func (h *Host) instantiate(ctx context.Context, m *Module, cfg wazero.ModuleConfig) (api.Module, error) {
-	mod, err := h.rt.InstantiateModule(ctx, m.compiled, cfg.WithStartFunctions())
+	mod, err := m.box.rt.InstantiateModule(ctx, m.compiled, cfg.WithStartFunctions())
 	if err != nil {
 		return nil, h.failure(ctx, err, "", 0)
 	}

@@ -20,7 +20,7 @@ func init() {
 
 func TestRun(t *testing.T) {
 	for _, tc := range []struct{ op, in, want, wantErr string }{
-		{"t:echo", `{"a": [1, 2]}`, `{"a":[1,2]}`, ""},
+		{"t:echo", `{"a": [1, 2]}`, `{"a": [1, 2]}`, ""}, // a json.RawMessage goes out as it is
 		{"t:html", `{}`, `{"b":"<a&b>"}`, ""},
 		{"t:fail", `{}`, "", "bad input"},
 		{"t:panic", `{}`, "", "operation t:panic panicked: boom"},
@@ -54,7 +54,7 @@ func TestRequest(t *testing.T) {
 		{struct {
 			Path string `json:"path"`
 		}{"w/<a>"}, `{"fn":"x.y","path":"w/<a>"}`, ""},
-		{json.RawMessage(`{ "a" : 1 }`), `{"fn":"x.y","a":1}`, ""},
+		{json.RawMessage(`{ "a" : 1 }`), `{"fn":"x.y","a" : 1}`, ""},
 		{[]int{1}, "", "arguments of x.y must be a JSON object, got [1]"},
 	} {
 		got, err := request("x.y", tc.args)
