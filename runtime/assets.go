@@ -24,6 +24,9 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	if err != nil {
 		return venue.AssetID{}, err
 	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityAssetStore, venue.NSAssets); err != nil {
+		return venue.AssetID{}, err
+	}
 	if len(meta) > e.cfg.MaxMetaSize {
 		return venue.AssetID{}, venue.Errorf(venue.ETOOLARGE, "Asset metadata is %d bytes; the limit is %d", len(meta), e.cfg.MaxMetaSize)
 	}
@@ -96,6 +99,13 @@ func (e *Engine) Content(ctx context.Context, id venue.AssetID) (*AssetContent, 
 // EINVALID when the metadata has no content hash or the hash differs,
 // ETOOLARGE past MaxContentSize; in every failure nothing is stored.
 func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) (string, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityAssetStore, venue.NSAssets); err != nil {
+		return "", err
+	}
 	meta, err := e.Asset(ctx, id)
 	if err != nil {
 		return "", err

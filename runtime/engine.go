@@ -30,6 +30,7 @@ type Config struct {
 	Names          map[string]string // registered operation names → references
 	SingleNode     bool              // the store has no other process: fail jobs a previous run left unfinished
 	Outbound       outbound.Policy   // where operations' HTTP requests may go
+	Access         AccessPolicy      // what anonymous callers and admins may do; zero: anonymous may do nothing checked
 }
 
 func (c *Config) setDefaults() {

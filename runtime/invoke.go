@@ -15,21 +15,31 @@ type InvokeRequest struct {
 	Input     json.RawMessage // nil or null means {}
 	Wait      time.Duration   // 0 returns once the job is recorded; else wait up to this (capped at MaxWait)
 	Parent    *venue.JobID    // the job spawning this one, if any
+	UCANs     []string        // UCAN tokens proving grants beyond the caller's own namespace, for this job
 }
 
 // Invoke records a job for the caller and runs it. Without Wait it returns
 // the PENDING record once that record is durable; with Wait it returns the
 // record as it stands when the job ends or the wait runs out.
 // Returns EINVALID if the reference resolves to nothing or the input breaks
-// the operation's schema, EUNAVAILABLE if the record cannot be stored.
+// the operation's schema, EUNAVAILABLE if the record cannot be stored,
+// EFORBIDDEN if a UCAN in req.UCANs fails verification, and EUNAUTHORIZED
+// when the venue does not let anonymous callers invoke.
 func (e *Engine) Invoke(ctx context.Context, req InvokeRequest) (*venue.Job, error) {
 	_, rec, err := e.invoke(ctx, req)
 	return rec, err
 }
 
 func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Job, error) {
+	ctx, err := e.WithProofs(ctx, req.UCANs)
+	if err != nil {
+		return nil, nil, err
+	}
 	c, err := e.caller(ctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
 		return nil, nil, err
 	}
 	j, err := e.submit(ctx, c, req)

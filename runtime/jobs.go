@@ -16,6 +16,9 @@ func (e *Engine) Job(ctx context.Context, id venue.JobID) (*venue.Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityRead, venue.NSJobs); err != nil {
+		return nil, err
+	}
 	rec, _, err := e.lookup(ctx, c, id)
 	return rec, err
 }
@@ -25,6 +28,9 @@ func (e *Engine) Job(ctx context.Context, id venue.JobID) (*venue.Job, error) {
 func (e *Engine) Jobs(ctx context.Context, offset, limit int) ([]venue.JobID, int, error) {
 	c, err := e.caller(ctx)
 	if err != nil {
+		return nil, 0, err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityRead, venue.NSJobs); err != nil {
 		return nil, 0, err
 	}
 	rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
@@ -103,6 +109,9 @@ func (e *Engine) command(ctx context.Context, id venue.JobID, rule func(*venue.J
 	edit func(*venue.Job), stop error) (*venue.Job, error) {
 	c, err := e.caller(ctx)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
 		return nil, err
 	}
 	rec, j, err := e.lookup(ctx, c, id)
@@ -209,6 +218,9 @@ func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
 	if err != nil {
 		return err
 	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityDelete, venue.NSJobs); err != nil {
+		return err
+	}
 	rec, j, err := e.lookup(ctx, c, id)
 	if err != nil {
 		return err
@@ -233,6 +245,9 @@ func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
 func (e *Engine) Reply(ctx context.Context, id venue.JobID, msg json.RawMessage) (int, error) {
 	c, err := e.caller(ctx)
 	if err != nil {
+		return 0, err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
 		return 0, err
 	}
 	rec, j, err := e.lookup(ctx, c, id)

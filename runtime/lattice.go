@@ -90,14 +90,10 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 	return res, slicePage(v, res)
 }
 
-// callerAt returns the request's caller and the parsed path it asks about.
+// callerAt returns whose namespace path reads (see callerFor) and the
+// parsed path.
 func (e *Engine) callerAt(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
-	c, err := e.caller(ctx)
-	if err != nil {
-		return c, venue.Path{}, err
-	}
-	p, err := venue.ParsePath(path)
-	return c, p, err
+	return e.callerFor(ctx, path, venue.AbilityRead)
 }
 
 func sliceLimit(offset, limit int) (int, error) {

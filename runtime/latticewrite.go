@@ -90,7 +90,7 @@ func (e *Engine) Copy(ctx context.Context, from, to string) error {
 
 // writable checks that the caller may write path: its own w, o and g.
 func (e *Engine) writable(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
-	c, p, err := e.callerAt(ctx, path)
+	c, p, err := e.callerFor(ctx, path, venue.AbilityWrite)
 	if err != nil {
 		return c, p, err
 	}

@@ -66,6 +66,9 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 		if op, ok := e.cat.byPath[path]; ok {
 			return op, nil
 		}
+		if op, err := e.venueOp(ctx, r.Path); op != nil || err != nil {
+			return op, err
+		}
 	case venue.NSPins, venue.NSWorkspace:
 		v, ok, err := e.readValue(ctx, c.DID, r.Path)
 		if err != nil {

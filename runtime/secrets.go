@@ -26,6 +26,9 @@ func (e *Engine) PutSecret(ctx context.Context, name, value string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityWrite, venue.NSSecrets); err != nil {
+		return err
+	}
 	if err := venue.CheckSecretName(name); err != nil {
 		return err
 	}
@@ -46,6 +49,9 @@ func (e *Engine) SecretNames(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityRead, venue.NSSecrets); err != nil {
+		return nil, err
+	}
 	return e.store.SecretNames(ctx, c.DID)
 }
 
@@ -54,6 +60,9 @@ func (e *Engine) SecretNames(ctx context.Context) ([]string, error) {
 func (e *Engine) DeleteSecret(ctx context.Context, name string) error {
 	c, err := e.caller(ctx)
 	if err != nil {
+		return err
+	}
+	if err := e.authorizeOwn(ctx, c, venue.AbilityDelete, venue.NSSecrets); err != nil {
 		return err
 	}
 	if err := venue.CheckSecretName(name); err != nil {

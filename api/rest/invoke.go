@@ -56,7 +56,7 @@ func (s *Server) run(ctx context.Context, in *RunInput) (*RunOutput, error) {
 	if err != nil {
 		return nil, toAPI(err)
 	}
-	out, err := s.e.Run(ctx, runtime.InvokeRequest{Operation: body.Operation, Input: body.Input})
+	out, err := s.e.Run(ctx, runtime.InvokeRequest{Operation: body.Operation, Input: body.Input, UCANs: body.UCANs})
 	if err != nil {
 		return nil, toAPI(err)
 	}

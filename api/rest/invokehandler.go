@@ -35,6 +35,8 @@ func (s *Server) registerInvokeHandler() {
 				Description: "Where the job can be read", Schema: &huma.Schema{Type: "string"}}},
 				Content: map[string]*huma.MediaType{"application/json": {Schema: reg.Schema(reflect.TypeFor[JobRecord](), true, "Job")}}},
 			"400": errorResponse(s.api, "The reference resolves to nothing, or the input breaks the operation's schema"),
+			"401": errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not invoke here"),
+			"403": errorResponse(s.api, "A UCAN in ucans failed verification, or the caller lacks a capability"),
 			"413": errorResponse(s.api, "The body is larger than the venue allows"),
 			"503": errorResponse(s.api, "The job record could not be stored"),
 		},
@@ -61,7 +63,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	job, err := s.e.Invoke(r.Context(), runtime.InvokeRequest{Operation: req.Operation, Input: req.Input, Wait: wait})
+	job, err := s.e.Invoke(r.Context(), runtime.InvokeRequest{Operation: req.Operation, Input: req.Input, Wait: wait, UCANs: req.UCANs})
 	if err != nil {
 		writeError(w, err)
 		return

@@ -73,6 +73,11 @@ func (s *Server) humaConfig() huma.Config {
 	cfg.Info.Description = "A grid venue: self-describing operations run sandboxed, with a job record for every invocation, " +
 		"assets, per-user encrypted secrets and lattice reads. Errors are {\"error\": \"...\"}."
 	cfg.Servers = []*huma.Server{{URL: s.e.Identity().BaseURL}}
+	// A bearer token is optional: without one the caller is the venue's
+	// anonymous identity, whose rights the venue's configuration sets.
+	cfg.Components.SecuritySchemes = map[string]*huma.SecurityScheme{"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+		Description: "A did:key self-issued EdDSA token (venued token mints one), a token from /login, an OAuth provider's RS256 token, or a UCAN addressed to the venue"}}
+	cfg.Security = []map[string][]string{{"bearer": {}}, {}}
 	cfg.OpenAPIPath, cfg.DocsPath, cfg.SchemasPath = "", "", ""
 	cfg.CreateHooks = nil
 	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}

@@ -35,6 +35,8 @@ type Config struct {
 	WasmCacheDir   string            `json:"wasmCacheDir"`   // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
 	AllowHosts     []string          `json:"allowHosts"`     // hosts operations may reach although they are private or loopback
 	BlockHosts     []string          `json:"blockHosts"`     // hosts operations may never reach
+	Auth           AuthConfig        `json:"auth"`           // tokens, sign-in providers and what anonymous callers may do
+	MCP            MCPConfig         `json:"mcp"`            // the MCP door and bridged MCP servers
 }
 
 func defaultConfig() Config {
@@ -105,7 +107,7 @@ func readConfigFile(path string, cfg *Config) error {
 func applyEnv(cfg *Config, getenv func(string) string) error {
 	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
 		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout,
-		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
+		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_ANONYMOUS": &cfg.Auth.Anonymous, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
 	for k, dst := range str {
 		if v := getenv(k); v != "" {
 			*dst = v
@@ -161,6 +163,9 @@ func (c Config) validate() error {
 		if d, err := time.ParseDuration(c.JobTimeout); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("jobTimeout %q: want a duration such as 10m or 90s", c.JobTimeout))
 		}
+	}
+	if err := c.Auth.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := c.level(); err != nil {
 		errs = append(errs, err)

@@ -1,5 +1,6 @@
 // Command venued runs a grid venue: venued [config.json] [flags].
-// "venued openapi" prints the OpenAPI 3.0 document and exits.
+// "venued openapi" prints the OpenAPI 3.0 document and exits; "venued token"
+// mints a did:key identity and a bearer token for it.
 package main
 
 import (
@@ -17,6 +18,13 @@ func main() {
 		if err := printOpenAPI(os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "venued:", err)
 			os.Exit(1)
+		}
+		return
+	}
+	if len(os.Args) > 1 && os.Args[1] == "token" {
+		if err := runToken(os.Args[2:], os.Getenv, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "venued token:", err)
+			os.Exit(2)
 		}
 		return
 	}

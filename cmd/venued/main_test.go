@@ -65,8 +65,9 @@ func (r reply) errorText(t *testing.T) string {
 }
 
 type client struct {
-	base string
-	http *http.Client
+	base  string
+	http  *http.Client
+	token string // sent as Authorization: Bearer unless a request sets its own
 }
 
 func newClient(m *Main) *client {
@@ -89,6 +90,9 @@ func (c *client) do(t *testing.T, method, path string, body any, header ...strin
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])

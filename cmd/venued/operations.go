@@ -45,6 +45,9 @@ func (m *Main) operations(ctx context.Context) (*operations, error) {
 	for _, en := range builtins {
 		o.execs[family(en)] = builtin
 	}
+	if err := m.addAgents(o); err != nil {
+		return nil, err
+	}
 	o.execs["test"] = testops.Executor()
 	o.execs["wasm"] = host.Uploaded(func(ctx context.Context, env *runtime.Env, _ *venue.Operation) ([]byte, error) {
 		return env.OperationModule(ctx)

@@ -109,7 +109,7 @@ func TestREST_Values(t *testing.T) {
 			{"a job", "/api/v1/values/read?path=j/" + job.ID + "/output", `"value":{"n":7}`},
 			{"an absent path", "/api/v1/values/read?path=w/nothing", `{"exists":false,"value":null,"valueBytes":0}`},
 			{"a page of jobs", "/api/v1/values/slice?path=j&offset=0&limit=1", `"count":1`},
-			{"a page of the catalog", "/api/v1/values/slice?path=v/ops&limit=1", `{"key":"core"`},
+			{"a page of the catalog", "/api/v1/values/slice?path=v/ops&limit=1", `{"key":"agent"`},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := c.do(t, "GET", tc.query, nil)

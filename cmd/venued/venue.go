@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/gridvenue/venue/api/auth"
 	"github.com/gridvenue/venue/api/rest"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
@@ -29,6 +30,8 @@ type Main struct {
 	store  *sql.Store
 	wasm   *wasm.Host
 	engine *runtime.Engine
+	auth   *auth.Auth
+	rest   *rest.Server
 	server *http.Server
 }
 
@@ -81,6 +84,9 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := m.addBridge(ops); err != nil {
+		return nil, err
+	}
 	cfg := m.engineConfig(ops.catalog)
 	cfg.Flushers = st.FlushParallelism()
 	cfg.SingleNode = st.Dialect() == "sqlite"
@@ -88,16 +94,26 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
-	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes})
-	if err != nil || !m.Config.Pprof {
-		return srv, err
+	authOpts := m.Config.authOptions()
+	authOpts.Logger = m.Logger
+	if m.auth, err = auth.New(m.engine, authOpts); err != nil {
+		return nil, fmt.Errorf("auth: %w", err)
 	}
-	// The profiler is for operators chasing a performance problem; it is
-	// off unless configured, and mounted beside the API, not inside it.
+	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, Auth: m.auth})
+	if err != nil {
+		return nil, err
+	}
+	m.rest = srv
 	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	m.auth.Register(mux) // the login door needs no caller: beside the API, not inside it
+	if m.Config.Pprof {
+		// The profiler is for operators chasing a performance problem; it is
+		// off unless configured, and mounted beside the API, not inside it.
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	}
 	mux.Handle("/", srv)
+	m.mountMCP(mux)
 	return mux, nil
 }
 
@@ -105,7 +121,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
 		Workers: m.Config.Workers, JobTimeout: m.Config.jobTimeout(), MaxContentSize: m.Config.MaxContentSize,
-		Catalog: catalog, Names: m.Config.Names,
+		Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }
 
@@ -118,6 +134,9 @@ func (m *Main) Close() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		errs = append(errs, m.server.Shutdown(ctx))
 		cancel()
+	}
+	if m.auth != nil {
+		m.auth.Close()
 	}
 	if m.engine != nil {
 		errs = append(errs, m.engine.Close())
@@ -145,11 +164,11 @@ func describeStore(s string) string {
 func printOpenAPI(w io.Writer) error {
 	m := &Main{Config: defaultConfig(), Logger: slog.New(slog.DiscardHandler)}
 	m.Config.URL = "http://127.0.0.1:8080"
-	h, err := m.build(context.Background())
+	_, err := m.build(context.Background())
 	defer m.Close()
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(h.(*rest.Server).OpenAPI())
+	_, err = w.Write(m.rest.OpenAPI())
 	return err
 }

@@ -1,0 +1,181 @@
+package auth
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/ucan"
+)
+
+// Options configure the identity door. Zero values mean the documented
+// default.
+type Options struct {
+	Providers    []Provider    // OAuth providers offered by /login
+	RequireToken bool          // refuse requests without a token to /api/, /mcp, /a2a and /dlfs with 401
+	TokenTTL     time.Duration // lifetime of a venue-signed token issued at login; default 24 h
+	HTTPClient   *http.Client  // for talking to providers; default one with a 10 s timeout
+	Logger       *slog.Logger  // nil discards
+}
+
+// Auth authenticates requests and serves the login door. It is safe for
+// concurrent use.
+type Auth struct {
+	e         *runtime.Engine
+	id        runtime.Identity
+	opts      Options
+	ucans     *ucan.Verifier
+	providers map[string]*provider
+	replays   *replayCache
+	verified  *tokenCache
+	now       func() time.Time
+	log       *slog.Logger
+	ctx       context.Context
+	stop      context.CancelFunc
+}
+
+// New builds the door for engine e. Providers are contacted lazily, on the
+// first login or token that needs them. Close releases them.
+// Returns EINVALID if a provider is misconfigured.
+func New(e *runtime.Engine, opts Options) (*Auth, error) {
+	if opts.TokenTTL <= 0 {
+		opts.TokenTTL = 24 * time.Hour
+	}
+	if opts.HTTPClient == nil {
+		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	a := &Auth{e: e, id: e.Identity(), opts: opts, ucans: e.Verifier(), providers: map[string]*provider{},
+		replays: newReplayCache(), verified: newTokenCache(), now: time.Now, log: opts.Logger}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	a.ctx, a.stop = context.WithCancel(context.Background())
+	for _, p := range opts.Providers {
+		if err := p.check(); err != nil {
+			return nil, err
+		}
+		if a.providers[p.Name] != nil {
+			return nil, venue.Errorf(venue.EINVALID, "OAuth provider %q is configured twice", p.Name)
+		}
+		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
+	}
+	return a, nil
+}
+
+// Close stops refreshing providers' keys.
+func (a *Auth) Close() { a.stop() }
+
+// Authenticate returns the caller of r: whoever its bearer token names,
+// with the grants of any UCANs in X-Covia-Ucans; the venue's anonymous
+// caller when there is no token. Returns EUNAUTHORIZED for a token that
+// fails any check, and for a request without one where tokens are required.
+// Documentation and discovery routes need no caller: there a stale token a
+// browser still sends is ignored, not refused.
+func (a *Auth) Authenticate(r *http.Request) (venue.Caller, error) {
+	if !guarded(r.URL.Path) {
+		return a.e.PublicCaller(), nil
+	}
+	tok, err := bearer(r)
+	if err != nil {
+		return venue.Caller{}, err
+	}
+	var c venue.Caller
+	switch {
+	case tok != "":
+		if c, err = a.verify(r.Context(), tok); err != nil {
+			return venue.Caller{}, err
+		}
+	case a.opts.RequireToken && guarded(r.URL.Path):
+		return venue.Caller{}, venue.Errorf(venue.EUNAUTHORIZED, "Authentication required: send Authorization: Bearer <token> (venued token mints one; /login lists sign-in providers)")
+	default:
+		c = a.e.PublicCaller()
+	}
+	return a.withHeaderUCANs(r, c)
+}
+
+// Middleware puts the request's caller into its context for a handler that
+// is not part of the REST door (the MCP endpoint, say), answering a refused
+// request with 401 and {"error": "..."}.
+func (a *Auth) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := a.Authenticate(r)
+		if err != nil {
+			status := http.StatusUnauthorized
+			if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+				status = http.StatusServiceUnavailable
+			} else {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="venue"`)
+			}
+			writeError(w, status, venue.ErrorMessage(err))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(venue.WithCaller(r.Context(), c)))
+	})
+}
+
+// bearer returns the request's bearer token, "" if it has none.
+func bearer(r *http.Request) (string, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", nil
+	}
+	scheme, tok, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization scheme %q is not supported: send Authorization: Bearer <token>", clip(scheme))
+	}
+	tok = strings.TrimSpace(tok)
+	if tok == "" {
+		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization: Bearer has no token after it")
+	}
+	return tok, nil
+}
+
+// guarded reports whether a path needs an identity; documentation,
+// discovery and the login door never do.
+func guarded(path string) bool {
+	for _, p := range []string{"/api/", "/mcp", "/a2a", "/dlfs/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// withHeaderUCANs adds the grants of the UCANs in X-Covia-Ucans (comma or
+// space separated), each of which must be addressed to the caller.
+func (a *Auth) withHeaderUCANs(r *http.Request, c venue.Caller) (venue.Caller, error) {
+	var toks []string
+	for _, h := range r.Header.Values("X-Covia-Ucans") {
+		toks = append(toks, strings.FieldsFunc(h, func(r rune) bool { return r == ',' || r == ' ' })...)
+	}
+	if len(toks) == 0 {
+		return c, nil
+	}
+	ctx, err := a.e.WithProofs(venue.WithCaller(r.Context(), c), toks)
+	if err != nil {
+		return venue.Caller{}, venue.Errorf(venue.EUNAUTHORIZED, "X-Covia-Ucans: %s", venue.ErrorMessage(err))
+	}
+	c, _ = venue.CallerFrom(ctx)
+	return c, nil
+}
+
+func (a *Auth) venueKey() ed25519.PublicKey { return a.id.Key.Public().(ed25519.PublicKey) }
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg})
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "…"
+	}
+	return s
+}

@@ -1,0 +1,208 @@
+package auth
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/ucan"
+	"github.com/gridvenue/venue/sql"
+)
+
+// mustAuth returns the door of a fresh venue on a temporary store.
+func mustAuth(tb testing.TB, opts Options) *Auth {
+	tb.Helper()
+	ctx := context.Background()
+	st, err := sql.Open(ctx, "", sql.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := runtime.New(ctx, runtime.Config{BaseURL: "http://127.0.0.1:8080"}, runtime.Deps{Store: st})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, err := New(e, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { a.Close(); e.Close(); st.Close() })
+	return a
+}
+
+func newKey(tb testing.TB) (string, ed25519.PrivateKey) {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return venue.DIDKey(pub), key
+}
+
+func sign(tb testing.TB, key ed25519.PrivateKey, c jwt.Claims) string {
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c).SignedString(key)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return tok
+}
+
+func TestAuth_Authenticate(t *testing.T) {
+	a := mustAuth(t, Options{})
+	venueDID := a.id.DID
+	did, key := newKey(t)
+	other, otherKey := newKey(t)
+	now := time.Now()
+	claims := func(edit func(*jwt.RegisteredClaims)) *jwt.RegisteredClaims {
+		c := &jwt.RegisteredClaims{Issuer: did, Subject: did, Audience: jwt.ClaimStrings{venueDID},
+			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute))}
+		if edit != nil {
+			edit(c)
+		}
+		return c
+	}
+	good, _ := SelfIssued(key, venueDID, time.Minute)
+	venueTok, _ := venueToken(a.id.Key, venueDID, a.id.UserDID("mock-johndoe"), now, time.Hour)
+	once := sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ID = "n-1" }))
+	asUCAN, _ := ucan.Issue(key, did, venueDID, []venue.Capability{{With: did + "/w", Can: "crud/read"}}, nil, now.Add(time.Hour))
+	for _, tc := range []struct {
+		name    string
+		header  string
+		wantDID string
+		wantErr string
+	}{
+		{"no token is the anonymous caller", "", a.id.PublicDID(), ""},
+		{"self-issued did:key token", "Bearer " + good, did, ""},
+		{"token addressed to the base URL", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{a.id.BaseURL} })), did, ""},
+		{"venue-signed token", "Bearer " + venueTok, a.id.UserDID("mock-johndoe"), ""},
+		{"UCAN as bearer", "Bearer " + asUCAN, did, ""},
+		{"one-time token first use", "Bearer " + once, did, ""},
+		{"one-time token replayed", "Bearer " + once, "", "replayed"},
+		{"expired", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour)) })), "", "expired"},
+		{"no expiry", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = nil })), "", "no exp"},
+		{"issued in the future", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), "", "not valid yet"},
+		{"wrong audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"did:web:elsewhere"} })), "", "another audience"},
+		{"no audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = nil })), "", "another audience"},
+		{"signed by another key", "Bearer " + sign(t, otherKey, claims(nil)), "", "signature"},
+		{"subject is someone else", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Subject = other })), "", "sub must be its issuer"},
+		{"forged venue token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("admin") })), "", "signature"},
+		{"venue token for a non-user", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = other })), "", "one of its users"},
+		{"HS256 is not accepted", "Bearer " + hs256(t, did, venueDID), "", "not one this venue accepts"},
+		{"RS256 from an unknown issuer", "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", "", "no configured OAuth provider"},
+		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", "not one this venue accepts"},
+		{"malformed", "Bearer not-a-jwt", "", "not a JWT"},
+		{"empty bearer", "Bearer ", "", "no token"},
+		{"basic auth", "Basic dXNlcjpwYXNz", "", "not supported"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/api/v1/status", nil)
+			if tc.header != "" {
+				r.Header.Set("Authorization", tc.header)
+			}
+			c, err := a.Authenticate(r)
+			if tc.wantErr != "" {
+				if venue.ErrorCode(err) != venue.EUNAUTHORIZED || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("err = %v, want 401 saying %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || c.DID != tc.wantDID {
+				t.Fatalf("caller %+v, err %v; want %s", c, err, tc.wantDID)
+			}
+		})
+	}
+}
+
+func TestAuth_RequireToken(t *testing.T) {
+	a := mustAuth(t, Options{RequireToken: true})
+	for path, want := range map[string]bool{"/api/v1/status": true, "/mcp": true, "/.well-known/did.json": false, "/login": false, "/openapi": false} {
+		_, err := a.Authenticate(httptest.NewRequest("GET", path, nil))
+		if got := venue.ErrorCode(err) == venue.EUNAUTHORIZED; got != want {
+			t.Errorf("%s: refused = %v, want %v (%v)", path, got, want, err)
+		}
+	}
+}
+
+func TestAuth_Middleware(t *testing.T) {
+	a := mustAuth(t, Options{})
+	var seen venue.Caller
+	h := a.Middleware(httpHandler(func(c venue.Caller) { seen = c }))
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest("POST", "/mcp", nil)
+	r.Header.Set("Authorization", "Bearer junk")
+	h.ServeHTTP(w, r)
+	if w.Code != 401 || !strings.HasPrefix(w.Body.String(), `{"error":"Invalid token`) || w.Header().Get("WWW-Authenticate") == "" {
+		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("POST", "/mcp", nil))
+	if w.Code != 200 || !seen.Anonymous {
+		t.Fatalf("%d %+v", w.Code, seen)
+	}
+}
+
+func hs256(t *testing.T, iss, aud string) string {
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.RegisteredClaims{Issuer: iss, Audience: jwt.ClaimStrings{aud},
+		ExpiresAt: jwt.NewNumericDate(time.Now().Add(time.Hour))}).SignedString([]byte("guessable"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func FuzzAuthenticate(f *testing.F) {
+	a := mustAuth(f, Options{})
+	did, key := newKey(f)
+	good, _ := SelfIssued(key, a.id.DID, time.Minute)
+	u, _ := ucan.Issue(key, did, a.id.DID, []venue.Capability{{With: did, Can: "*"}}, nil, time.Now().Add(time.Hour))
+	for _, s := range []string{good, u, "a.b.c", "eyJhbGciOiJFZERTQSJ9.e30.", "", "Bearer"} {
+		f.Add(s, "")
+	}
+	f.Add(good, u)
+	f.Fuzz(func(t *testing.T, tok, ucans string) {
+		r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+		r.Header.Set("Authorization", "Bearer "+tok)
+		r.Header.Set("X-Covia-Ucans", ucans)
+		c, err := a.Authenticate(r)
+		if err == nil && c.DID == "" {
+			t.Fatal("no caller and no error")
+		}
+		if err != nil {
+			if code := venue.ErrorCode(err); code != venue.EUNAUTHORIZED && code != venue.EUNAVAILABLE {
+				t.Fatalf("code %s: %v", code, err)
+			}
+		}
+	})
+}
+
+func TestAuth_CachedTokenExpires(t *testing.T) {
+	a := mustAuth(t, Options{})
+	_, key := newKey(t)
+	tok, _ := SelfIssued(key, a.id.DID, time.Minute)
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	for range 2 {
+		if _, err := a.Authenticate(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.now = func() time.Time { return time.Now().Add(2 * time.Minute) }
+	if _, err := a.Authenticate(r); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Fatalf("an expired token from the cache: %v", err)
+	}
+}
+
+func TestAuth_OpenRoutesIgnoreTokens(t *testing.T) {
+	a := mustAuth(t, Options{RequireToken: true})
+	r := httptest.NewRequest("GET", "/.well-known/did.json", nil)
+	r.Header.Set("Authorization", "Bearer stale")
+	if c, err := a.Authenticate(r); err != nil || !c.Anonymous {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

@@ -1,0 +1,192 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime/ucan"
+)
+
+// leeway is the clock skew forgiven between the venue and token issuers.
+const leeway = 30 * time.Second
+
+// verify checks a bearer token and returns the caller it names. The token
+// is routed by its unverified header and claims, then checked in full by
+// the one verifier its kind allows; nothing in it is trusted before that.
+func (a *Auth) verify(ctx context.Context, tok string) (venue.Caller, error) {
+	now := a.now()
+	if c, ok := a.verified.get(tok, now); ok {
+		return c, nil
+	}
+	v, err := a.check(ctx, tok)
+	if err != nil {
+		return venue.Caller{}, err
+	}
+	if !v.once {
+		a.verified.put(tok, v.caller, v.expires, now)
+	}
+	return v.caller, nil
+}
+
+// verdict is what a full check of a token established.
+type verdict struct {
+	caller  venue.Caller
+	expires time.Time
+	once    bool // a one-time token: never cached
+}
+
+func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
+	if len(tok) > ucan.MaxTokenBytes {
+		return verdict{}, invalid("token is %d bytes; the limit is %d", len(tok), ucan.MaxTokenBytes)
+	}
+	claims := jwt.MapClaims{}
+	t, _, err := jwt.NewParser().ParseUnverified(tok, claims)
+	if err != nil {
+		return verdict{}, invalid("not a JWT: %s", reason(err))
+	}
+	iss, _ := claims["iss"].(string)
+	_, isUCAN := claims["att"]
+	switch alg := t.Method.Alg(); {
+	case isUCAN:
+		return a.ucanCaller(tok)
+	case alg == "EdDSA" && strings.HasPrefix(iss, "did:key:"):
+		return a.selfIssued(tok)
+	case alg == "EdDSA" && iss == a.id.DID:
+		return a.venueIssued(tok)
+	case alg == "RS256":
+		return a.providerIssued(ctx, tok, iss)
+	default:
+		return verdict{}, invalid("an %s token from issuer %q is not one this venue accepts: use an EdDSA token self-issued by a did:key, a token from /login, or an RS256 token from a configured OAuth provider", clip(alg), clip(iss))
+	}
+}
+
+// audiences are the names a token may be addressed to: the venue's DID (as
+// the status endpoint reports it) or its base URL.
+func (a *Auth) audiences() []string { return []string{a.id.DID, a.id.BaseURL} }
+
+func (a *Auth) parser(methods ...string) *jwt.Parser {
+	return jwt.NewParser(jwt.WithValidMethods(methods), jwt.WithExpirationRequired(), jwt.WithIssuedAt(),
+		jwt.WithLeeway(leeway), jwt.WithAudience(a.audiences()...), jwt.WithTimeFunc(a.now))
+}
+
+// selfIssued checks a token signed by the key its did:key issuer names.
+func (a *Auth) selfIssued(tok string) (verdict, error) {
+	c := &jwt.RegisteredClaims{}
+	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(t *jwt.Token) (any, error) {
+		if kid, ok := t.Header["kid"].(string); ok && kid != "" && "did:key:"+kid != c.Issuer && kid != c.Issuer {
+			return nil, errors.New("kid names a different key than iss")
+		}
+		return venue.ParseDIDKey(c.Issuer)
+	})
+	if err != nil {
+		return verdict{}, a.refused(err)
+	}
+	if c.Subject != "" && c.Subject != c.Issuer {
+		return verdict{}, invalid("a self-issued token's sub must be its issuer %s", clip(c.Issuer))
+	}
+	if err := a.replays.use(c.ID, c.Issuer, c.ExpiresAt.Time); err != nil {
+		return verdict{}, err
+	}
+	return verdict{caller: venue.Caller{DID: c.Issuer}, expires: c.ExpiresAt.Time, once: c.ID != ""}, nil
+}
+
+// venueIssued checks a token the venue signed at login.
+func (a *Auth) venueIssued(tok string) (verdict, error) {
+	c := &jwt.RegisteredClaims{}
+	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return a.venueKey(), nil })
+	if err != nil {
+		return verdict{}, a.refused(err)
+	}
+	if !strings.HasPrefix(c.Subject, a.id.DID+":u:") {
+		return verdict{}, invalid("a venue token's sub must be one of its users")
+	}
+	return verdict{caller: venue.Caller{DID: c.Subject}, expires: c.ExpiresAt.Time}, nil
+}
+
+// ucanCaller checks a UCAN sent as the bearer token: addressed to the
+// venue, its issuer is the caller and its grants are the caller's.
+func (a *Auth) ucanCaller(tok string) (verdict, error) {
+	u, err := a.ucans.Verify(tok, a.id.DID)
+	if err != nil {
+		return verdict{}, invalid("%s", venue.ErrorMessage(err))
+	}
+	if !strings.HasPrefix(u.Issuer, "did:key:") {
+		return verdict{}, invalid("a UCAN bearer token must be issued by a did:key")
+	}
+	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires}, nil
+}
+
+// providerIssued checks an RS256 token against the JWKS of the configured
+// provider whose issuer it names.
+func (a *Auth) providerIssued(ctx context.Context, tok, iss string) (verdict, error) {
+	p := a.providerByIssuer(iss)
+	if p == nil {
+		return verdict{}, invalid("RS256 token from %q: no configured OAuth provider has that issuer", clip(iss))
+	}
+	sub, exp, err := p.verifyIDToken(ctx, tok, a.now)
+	if err != nil {
+		return verdict{}, a.refused(err)
+	}
+	return verdict{caller: venue.Caller{DID: a.id.UserDID(p.userID(sub))}, expires: exp}, nil
+}
+
+func (a *Auth) providerByIssuer(iss string) *provider {
+	for _, p := range a.providers {
+		if p.Issuer == iss || strings.TrimRight(p.Issuer, "/") == strings.TrimRight(iss, "/") {
+			return p
+		}
+	}
+	return nil
+}
+
+// refused words a failed check of a token.
+func (a *Auth) refused(err error) error {
+	switch {
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return invalid("token has expired: get a fresh one")
+	case errors.Is(err, jwt.ErrTokenInvalidAudience), errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && strings.Contains(err.Error(), "aud"):
+		return invalid("token is addressed to another audience: set aud to this venue's DID %s", a.id.DID)
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return invalid("token has no exp: tokens must expire")
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return invalid("signature does not verify")
+	case errors.Is(err, jwt.ErrTokenNotValidYet), errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return invalid("token is not valid yet: check the clock that issued it")
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return invalid("token names another issuer")
+	}
+	return invalid("%s", reason(err))
+}
+
+func invalid(format string, args ...any) error {
+	return venue.Errorf(venue.EUNAUTHORIZED, "Invalid token: "+format, args...)
+}
+
+func reason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		msg = msg[i+2:]
+	}
+	return clip(msg)
+}
+
+var plainID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,48}$`)
+
+// userID names a provider's user as a venue user id: the provider's name
+// and the subject, or a hash of the subject when it has characters a DID
+// path cannot hold.
+func (p *provider) userID(sub string) string {
+	if plainID.MatchString(sub) {
+		return p.Name + "-" + sub
+	}
+	h := sha256.Sum256([]byte(p.Issuer + "\x00" + sub))
+	return p.Name + "-" + hex.EncodeToString(h[:12])
+}

@@ -1,0 +1,167 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// tools answers tools/list and tools/call from the venue's operations, as
+// the caller of each request sees them; every other method goes to the SDK.
+func (s *Server) tools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list":
+			ts, err := s.toolsFor(ctx, req)
+			if err != nil {
+				return nil, err
+			}
+			res := &mcp.ListToolsResult{Tools: ts.tools}
+			res.CacheScope = "private" // the list depends on who asks
+			return res, nil
+		case "tools/call":
+			call, ok := req.(*mcp.CallToolRequest)
+			if !ok {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params must be an object"}
+			}
+			return s.call(ctx, call)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// toolsFor is the catalog's tools plus the caller's bridged ones.
+func (s *Server) toolsFor(ctx context.Context, req mcp.Request) (*toolSet, error) {
+	c, ok := callerOf(req)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Authentication required"}
+	}
+	if s.opts.Bridged == nil {
+		return s.catalog, nil
+	}
+	extra, err := s.opts.Bridged.BridgedOperations(venue.WithCaller(ctx, c))
+	if err != nil {
+		s.log.Warn("list bridged tools", "caller", c.DID, "err", err)
+		return s.catalog, nil // the catalog still works when a bridge listing does not
+	}
+	return s.catalog.with(extra), nil
+}
+
+// call runs the named tool's operation as a job of the caller and waits for
+// it. Failures of the job are tool results with isError, so a model can
+// read them; only a tool that does not exist, arguments that are not an
+// object, and failures of the venue itself are JSON-RPC errors.
+func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
+	c, ok := callerOf(req)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Authentication required"}
+	}
+	if req.Params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params must be an object with 'name' and 'arguments'"}
+	}
+	args := bytes.TrimSpace(req.Params.Arguments)
+	if len(args) > 0 && args[0] != '{' && string(args) != "null" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Tool arguments must be a JSON object"}
+	}
+	op, err := s.lookup(ctx, req, req.Params.Name)
+	if err != nil {
+		return nil, err
+	}
+	ctx = venue.WithCaller(ctx, c)
+	rec, err := s.e.Invoke(ctx, runtime.InvokeRequest{Operation: op.Path, Input: json.RawMessage(args), Wait: s.opts.CallWait})
+	if err != nil {
+		return s.refused(c, err)
+	}
+	return s.result(rec), nil
+}
+
+// lookup finds the operation behind a tool name, trying the name as sent
+// and in snake_case, in the catalog first and then among bridged tools.
+func (s *Server) lookup(ctx context.Context, req mcp.Request, name string) (*venue.Operation, error) {
+	if op := s.catalog.find(name); op != nil {
+		return op, nil
+	}
+	if s.opts.Bridged != nil {
+		ts, err := s.toolsFor(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		if op := ts.find(name); op != nil {
+			return op, nil
+		}
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Unknown tool: " + clip(name)}
+}
+
+func (ts *toolSet) find(name string) *venue.Operation {
+	if op := ts.byName[name]; op != nil {
+		return op
+	}
+	return ts.byName[snake(name)]
+}
+
+// refused turns an invoke the engine would not start into the caller's
+// answer: a request it could fix (bad arguments, a missing capability) is
+// a tool error it can read; a failure of the venue is a JSON-RPC error.
+func (s *Server) refused(c venue.Caller, err error) (mcp.Result, error) {
+	switch venue.ErrorCode(err) {
+	case venue.EINTERNAL, venue.EUNAVAILABLE, "":
+		s.log.Error("tools/call", "caller", c.DID, "err", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Internal error: " + venue.ErrorMessage(err)}
+	}
+	return errorResult(venue.ErrorMessage(err), ""), nil
+}
+
+// result shapes a job record as a tool result.
+func (s *Server) result(rec *venue.Job) *mcp.CallToolResult {
+	switch rec.Status {
+	case venue.StatusComplete:
+		return outputResult(rec.Output)
+	case venue.StatusFailed, venue.StatusCancelled, venue.StatusRejected:
+		msg := rec.Error
+		if msg == "" {
+			msg = "Job " + string(rec.Status)
+		}
+		return errorResult(msg, rec.ID.String())
+	}
+	return errorResult(fmt.Sprintf("Tool call timed out after %s. Job ID: %s (status %s); poll it with grid_job_result",
+		s.opts.CallWait, rec.ID, rec.Status), rec.ID.String())
+}
+
+// outputResult carries the output as text and as structured content; an
+// output that is not an object is wrapped as {"result": ...}, since
+// structured content must be an object.
+func outputResult(out json.RawMessage) *mcp.CallToolResult {
+	out = bytes.TrimSpace(out)
+	if len(out) == 0 {
+		out = json.RawMessage("null")
+	}
+	structured := out
+	if out[0] != '{' {
+		structured, _ = json.Marshal(map[string]json.RawMessage{"result": out})
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}},
+		StructuredContent: json.RawMessage(structured)}
+}
+
+func errorResult(msg, jobID string) *mcp.CallToolResult {
+	st := map[string]string{"message": msg}
+	if jobID != "" {
+		st["job"] = jobID
+	}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: st}
+}
+
+func clip(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "…"
+	}
+	return s
+}

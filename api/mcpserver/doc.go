@@ -1,0 +1,16 @@
+// Package mcpserver is the venue's MCP door: the streamable-HTTP endpoint
+// /mcp (POST for JSON-RPC, GET for the session's server-to-client stream,
+// DELETE to end a session) on the official MCP Go SDK, and the discovery
+// documents /.well-known/mcp.json and /.well-known/mcp.
+//
+// Every operation the caller may invoke is a tool: the catalog's v/ops
+// entries, and the MCP servers the caller (or the venue) bridged in. A tool
+// call is an ordinary invoke through the engine, with the caller of the
+// HTTP request, so it is authorised, recorded as a job and masked exactly as
+// a REST invoke is. A job that fails is a tool result with isError; an
+// output that is not a JSON object is wrapped as {"result": <output>}.
+//
+// The package expects a caller in every request's context (the venue's auth
+// middleware puts it there); it binds each MCP session to the DID that
+// opened it, so one caller cannot drive another's session.
+package mcpserver

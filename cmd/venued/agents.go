@@ -1,0 +1,27 @@
+package main
+
+import (
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/agent"
+	"github.com/gridvenue/venue/runtime/agent/llm"
+)
+
+// addAgents adds the agent operations (v/ops/agent, the transitions, skills
+// import) and their executors.
+func (m *Main) addAgents(o *operations) error {
+	for _, load := range []func() ([]runtime.CatalogEntry, error){agent.Entries, llm.Entries} {
+		entries, err := load()
+		if err != nil {
+			return err
+		}
+		o.catalog = append(o.catalog, entries...)
+	}
+	agents := agent.New(agent.Config{SingleNode: m.store.Dialect() == "sqlite"})
+	for fam, ex := range agents.Executors() {
+		o.execs[fam] = ex
+	}
+	for fam, ex := range llm.Executors() {
+		o.execs[fam] = ex
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/api/auth"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// AuthConfig is the identity part of the configuration.
+type AuthConfig struct {
+	// Anonymous is what callers without a token may do in the shared
+	// anonymous namespace: "none" (every API request needs a token),
+	// "read", "invoke" (read and invoke) or "write" (everything). Default:
+	// write on a loopback listener, invoke on any other.
+	Anonymous string                 `json:"anonymous"`
+	Admins    []string               `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
+	TokenTTL  string                 `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
+	OAuth     map[string]OAuthConfig `json:"oauth"`    // sign-in providers by name, as in /auth/{name}
+}
+
+// OAuthConfig is one OpenID Connect provider.
+type OAuthConfig struct {
+	Issuer       string   `json:"issuer"`
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret"`
+	Scopes       []string `json:"scopes"`
+}
+
+// anonymousAbilities are the abilities each anonymous level grants.
+var anonymousAbilities = map[string][]string{
+	"none":   nil,
+	"read":   {venue.AbilityRead},
+	"invoke": {venue.AbilityRead, venue.AbilityInvoke},
+	"write":  {"*"},
+}
+
+// anonymousLevel is the configured level, or the default for the listener.
+func (c Config) anonymousLevel() string {
+	if c.Auth.Anonymous != "" {
+		return c.Auth.Anonymous
+	}
+	if loopback(c.Listen) {
+		return "write"
+	}
+	return "invoke"
+}
+
+func loopback(listen string) bool {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		host = listen
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (c Config) accessPolicy() runtime.AccessPolicy {
+	return runtime.AccessPolicy{Anonymous: anonymousAbilities[c.anonymousLevel()], Admins: c.Auth.Admins}
+}
+
+func (c Config) authOptions() auth.Options {
+	opts := auth.Options{RequireToken: c.anonymousLevel() == "none", TokenTTL: c.tokenTTL()}
+	names := make([]string, 0, len(c.Auth.OAuth))
+	for name := range c.Auth.OAuth {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := c.Auth.OAuth[name]
+		opts.Providers = append(opts.Providers, auth.Provider{Name: name, Issuer: p.Issuer, ClientID: p.ClientID,
+			ClientSecret: p.ClientSecret, Scopes: p.Scopes})
+	}
+	return opts
+}
+
+func (c Config) tokenTTL() time.Duration {
+	d, _ := time.ParseDuration(c.Auth.TokenTTL)
+	return d
+}
+
+func (a AuthConfig) validate() error {
+	var errs []error
+	if _, ok := anonymousAbilities[a.Anonymous]; !ok && a.Anonymous != "" {
+		errs = append(errs, fmt.Errorf("auth.anonymous %q: want none, read, invoke or write", a.Anonymous))
+	}
+	if a.TokenTTL != "" {
+		if d, err := time.ParseDuration(a.TokenTTL); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("auth.tokenTTL %q: want a duration such as 24h", a.TokenTTL))
+		}
+	}
+	for _, d := range a.Admins {
+		if !strings.HasPrefix(d, "did:") {
+			errs = append(errs, fmt.Errorf("auth.admins: %q is not a DID", d))
+		}
+	}
+	return errors.Join(errs...)
+}

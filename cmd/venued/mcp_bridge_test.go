@@ -1,0 +1,230 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const bridgeToken = "tok-5ecret-bridge-value"
+
+// vendorServer is a remote MCP server on loopback, built on the official
+// SDK: it demands bridgeToken as its bearer and offers echo (which also
+// reports the Authorization header it saw, to prove masking) and fail.
+func vendorServer(t *testing.T) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "vendor", Version: "1"}, nil)
+	type echoIn struct {
+		Message string `json:"message"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message"}, func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, map[string]string, error) {
+		return nil, map[string]string{"echo": in.Message, "auth": req.Extra.Header.Get("Authorization")}, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "fail", Description: "Always fails"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the vendor says no"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+bridgeToken {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL + "/mcp"
+}
+
+// jobOf invokes op with wait and returns the final record.
+func jobOf(t *testing.T, c *client, op string, input any) map[string]any {
+	t.Helper()
+	in, _ := json.Marshal(input)
+	r := c.do(t, "POST", "/api/v1/invoke", `{"operation":"`+op+`","input":`+string(in)+`,"wait":true}`)
+	if r.status != 201 && r.status != 200 {
+		t.Fatalf("invoke %s: %d %s", op, r.status, r.body)
+	}
+	var rec map[string]any
+	r.json(t, &rec)
+	return rec
+}
+
+func allowLoopback(c *Config) {
+	c.AllowHosts = []string{"127.0.0.1"}
+	c.MCP.BridgeTimeout = "2s"
+}
+
+// TestMCPBridge_UserScope bridges a server for one user: its tools become
+// operations under o/mcp/<name>/, callable through REST and /mcp, with the
+// bearer token injected and masked, invisible to other users.
+func TestMCPBridge_UserScope(t *testing.T) {
+	url := vendorServer(t)
+	forEachStore(t, func(t *testing.T, _ *client, m *Main) {
+		c, _ := asUser(t, m)
+		if r := c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`); r.status != 200 {
+			t.Fatalf("put secret: %d %s", r.status, r.body)
+		}
+		rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "vendor", "url": url, "auth": "s/VENDOR"})
+		out, _ := json.Marshal(rec["output"])
+		if rec["status"] != "COMPLETE" || !strings.Contains(string(out), `"vendor_echo"`) || !strings.Contains(string(out), `"o/mcp/vendor/echo"`) {
+			t.Fatalf("server/add: %v %s", rec["error"], out)
+		}
+
+		rec = jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "hi"})
+		out, _ = json.Marshal(rec)
+		if rec["status"] != "COMPLETE" || !strings.Contains(string(out), `"echo":"hi"`) {
+			t.Fatalf("bridged echo: %s", out)
+		}
+		if strings.Contains(string(out), bridgeToken) {
+			t.Fatalf("the bearer token appears in the job record: %s", out)
+		}
+		stored := c.do(t, "GET", "/api/v1/jobs/"+rec["id"].(string), nil)
+		if strings.Contains(string(stored.body), bridgeToken) || !strings.Contains(string(stored.body), "HIDDEN") {
+			t.Fatalf("stored record does not mask the token: %s", stored.body)
+		}
+
+		rec = jobOf(t, c, "o/mcp/vendor/fail", map[string]any{})
+		if rec["status"] != "FAILED" || !strings.Contains(rec["error"].(string), "the vendor says no") {
+			t.Fatalf("a tool error should fail the job: %v", rec)
+		}
+
+		sess := mcpSession(t, m, c.token)
+		if toolNames(t, sess)["vendor_echo"] == nil {
+			t.Fatal("/mcp does not list the bridged tool")
+		}
+		res := callTool(t, sess, "vendor_echo", map[string]any{"message": "via mcp"})
+		if res.IsError || !strings.Contains(resultText(res), "via mcp") || strings.Contains(resultText(res), bridgeToken) {
+			t.Fatalf("bridged tool through /mcp: %v %s", res.IsError, resultText(res))
+		}
+
+		other, _ := asUser(t, m)
+		if toolNames(t, mcpSession(t, m, other.token))["vendor_echo"] != nil {
+			t.Fatal("another user sees a user-scope bridge")
+		}
+		if r := other.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/vendor/echo","input":{"message":"x"}}`); r.status != 400 {
+			t.Fatalf("another user invoking the bridge: %d %s", r.status, r.body)
+		}
+
+		rec = jobOf(t, c, "v/ops/mcp/tools-list", map[string]any{})
+		out, _ = json.Marshal(rec["output"])
+		if !strings.Contains(string(out), `"operation":"o/mcp/vendor/echo"`) {
+			t.Fatalf("tools-list: %s", out)
+		}
+		if rec = jobOf(t, c, "v/ops/mcp/server/refresh", map[string]any{"name": "vendor"}); rec["status"] != "COMPLETE" {
+			t.Fatalf("refresh: %v", rec["error"])
+		}
+		if rec = jobOf(t, c, "v/ops/mcp/server/remove", map[string]any{"name": "vendor"}); rec["status"] != "COMPLETE" {
+			t.Fatalf("remove: %v", rec["error"])
+		}
+		if r := c.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/vendor/echo","input":{}}`); r.status != 400 {
+			t.Fatalf("invoking a removed bridge: %d %s", r.status, r.body)
+		}
+	}, allowLoopback)
+}
+
+// TestMCPBridge_VenueScope needs mcp/manage to add, and then serves every
+// caller under v/ops/mcp/<name>/ with the venue's copy of the token.
+func TestMCPBridge_VenueScope(t *testing.T) {
+	url := vendorServer(t)
+	admin := newUser(t)
+	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
+	c := newClient(m)
+	c.token = admin.token(t, m)
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+
+	user, _ := asUser(t, m)
+	user.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+	rec := jobOf(t, user, "v/ops/mcp/server/add", map[string]any{"name": "shared", "url": url, "auth": "s/VENDOR", "scope": "venue"})
+	if rec["status"] != "REJECTED" || !strings.Contains(rec["error"].(string), "mcp/manage") {
+		t.Fatalf("venue scope without mcp/manage: %v", rec)
+	}
+
+	rec = jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "shared", "url": url, "auth": "s/VENDOR", "scope": "venue"})
+	if rec["status"] != "COMPLETE" {
+		t.Fatalf("admin adding a venue bridge: %v", rec["error"])
+	}
+	rec = jobOf(t, user, "v/ops/mcp/shared/echo", map[string]any{"message": "shared"})
+	out, _ := json.Marshal(rec)
+	if rec["status"] != "COMPLETE" || !strings.Contains(string(out), `"echo":"shared"`) || strings.Contains(string(out), bridgeToken) {
+		t.Fatalf("a user calling the venue bridge: %s", out)
+	}
+	if toolNames(t, mcpSession(t, m, user.token))["shared_echo"] == nil {
+		t.Fatal("/mcp does not list the venue bridge's tool to a user")
+	}
+	rec = jobOf(t, user, "v/ops/mcp/server/remove", map[string]any{"name": "shared", "scope": "venue"})
+	if rec["status"] != "REJECTED" {
+		t.Fatalf("a user removed the venue bridge: %v", rec)
+	}
+	if rec = jobOf(t, c, "v/ops/mcp/server/remove", map[string]any{"name": "shared", "scope": "venue"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("admin remove: %v", rec["error"])
+	}
+}
+
+// TestMCPBridge_BadServers: a server that is down, slow, answers garbage,
+// refuses the token, or sits where the outbound policy forbids fails the
+// job with a clear message, and nothing hangs.
+func TestMCPBridge_BadServers(t *testing.T) {
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(4 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(`{"this is": "not json-rpc"`))
+	}))
+	defer garbage.Close()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	down := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close()
+	vendor := vendorServer(t)
+
+	m := MustRunMain(t, "", allowLoopback)
+	c := newClient(m)
+	c.do(t, "PUT", "/api/v1/secrets/WRONG", `{"value":"not-the-token"}`)
+	for _, tc := range []struct{ name, url, auth, want string }{
+		{"down", down, "", "could not be reached"},
+		{"slow", slow.URL + "/mcp", "", "did not answer within 2s"},
+		{"garbage", garbage.URL + "/mcp", "", "MCP server garbage"},
+		{"wrong token", vendor, "s/WRONG", "refused the credentials"},
+		{"missing secret", vendor, "s/NOPE", "Could not resolve auth reference s/NOPE"},
+		{"outbound policy", "http://localhost:1/mcp", "", "private/internal address"}, // only 127.0.0.1 is allowed
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := map[string]any{"name": "garbage", "url": tc.url}
+			if tc.name != "garbage" {
+				in["name"] = strings.ReplaceAll(tc.name, " ", "-")
+			}
+			if tc.auth != "" {
+				in["auth"] = tc.auth
+			}
+			start := time.Now()
+			rec := jobOf(t, c, "v/ops/mcp/server/add", in)
+			msg, _ := rec["error"].(string)
+			if (rec["status"] != "FAILED" && rec["status"] != "REJECTED") || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %v %q, want FAILED or REJECTED with %q", rec["status"], msg, tc.want)
+			}
+			if d := time.Since(start); d > 8*time.Second {
+				t.Fatalf("took %s", d)
+			}
+		})
+	}
+	t.Run("bad input", func(t *testing.T) {
+		for _, in := range []string{`{"name":"Bad Name","url":"x.example"}`, `{"name":"ok","url":"ftp://x/"}`, `{"name":"ok"}`, `{"name":"ok","url":"x.example","scope":"galaxy"}`, `{"name":"ok","url":"https://u:p@x.example/"}`} {
+			r := c.do(t, "POST", "/api/v1/invoke", `{"operation":"v/ops/mcp/server/add","input":`+in+`,"wait":true}`)
+			var rec map[string]any
+			json.Unmarshal(r.body, &rec)
+			if !(r.status == 400 || rec["status"] == "FAILED") {
+				t.Errorf("%s: %d %s", in, r.status, r.body)
+			}
+		}
+	})
+}

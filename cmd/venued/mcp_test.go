@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// bearerTransport adds a bearer token to every request of an MCP client.
+type bearerTransport struct{ token string }
+
+func (t bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if t.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+t.token)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// mcpSession connects the official Go SDK client to the venue's /mcp,
+// sending token (none for "") on every request.
+func mcpSession(t *testing.T, m *Main, token string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "venue-test", Version: "0.0.1"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: "http://" + m.Addr + "/mcp",
+		HTTPClient: &http.Client{Transport: bearerTransport{token}, Timeout: time.Minute}}, nil)
+	if err != nil {
+		t.Fatalf("connect to /mcp: %v", err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+func toolNames(t *testing.T, sess *mcp.ClientSession) map[string]*mcp.Tool {
+	t.Helper()
+	res, err := sess.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	out := map[string]*mcp.Tool{}
+	for _, tool := range res.Tools {
+		out[tool.Name] = tool
+	}
+	return out
+}
+
+func callTool(t *testing.T, sess *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("tools/call %s: %v", name, err)
+	}
+	return res
+}
+
+func resultText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestMCP_ToolsAreOperations lists the catalog as snake_case tools and runs
+// tool calls through the engine: recorded as the caller's jobs, a failed
+// job an isError result.
+func TestMCP_ToolsAreOperations(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c, u := asUser(t, m)
+		sess := mcpSession(t, m, c.token)
+		tools := toolNames(t, sess)
+		for _, want := range []string{"core_read", "core_write", "grid_job_result", "mcp_server_add", "mcp_tools_list", "schema_infer"} {
+			if tools[want] == nil {
+				t.Errorf("tools/list lacks %s", want)
+			}
+		}
+		if in, _ := json.Marshal(tools["core_read"].InputSchema); !strings.Contains(string(in), `"path"`) {
+			t.Errorf("core_read input schema %s lacks path", in)
+		}
+
+		res := callTool(t, sess, "core_write", map[string]any{"path": "w/mcp-note", "value": map[string]any{"n": 1}})
+		if res.IsError {
+			t.Fatalf("core_write failed: %s", resultText(res))
+		}
+		res = callTool(t, sess, "core_read", map[string]any{"path": "w/mcp-note"})
+		st, _ := json.Marshal(res.StructuredContent)
+		if res.IsError || !strings.Contains(string(st), `"value":{"n":1}`) {
+			t.Fatalf("core_read = %s (isError %v)", st, res.IsError)
+		}
+		// The same value through REST: MCP and REST share one engine.
+		r := c.do(t, "GET", "/api/v1/values/read?path=w/mcp-note", nil)
+		if r.status != 200 || !strings.Contains(string(r.body), `"n":1`) {
+			t.Fatalf("REST read after MCP write: %d %s", r.status, r.body)
+		}
+		var ids []string
+		c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+		if len(ids) != 2 {
+			t.Fatalf("the caller has %d jobs after two tool calls, want 2", len(ids))
+		}
+		var rec map[string]any
+		c.do(t, "GET", "/api/v1/jobs/"+ids[0], nil).json(t, &rec)
+		if rec["caller"] != u.DID {
+			t.Errorf("tool call recorded for %v, want %s", rec["caller"], u.DID)
+		}
+
+		res = callTool(t, sess, "core_copy", map[string]any{"from": "w/nothing-here", "to": "w/copy"})
+		if !res.IsError || resultText(res) == "" {
+			t.Fatalf("a failed job should be an isError result naming why, got %v %q", res.IsError, resultText(res))
+		}
+	})
+}
+
+// mcpPost sends one raw JSON-RPC body to /mcp.
+func mcpPost(t *testing.T, c *client, session, body string) reply {
+	t.Helper()
+	h := []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2025-06-18"}
+	if session != "" {
+		h = append(h, "Mcp-Session-Id", session)
+	}
+	return c.do(t, "POST", "/mcp", body, h...)
+}
+
+// mcpInit opens a session by hand and returns its id.
+func mcpInit(t *testing.T, c *client) string {
+	t.Helper()
+	r := mcpPost(t, c, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	mcpPost(t, c, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return sid
+}
+
+// TestMCP_BadInput sends what a broken or hostile client might: every case
+// gets a JSON-RPC error or an isError result that says what to fix.
+func TestMCP_BadInput(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	sid := mcpInit(t, c)
+	for _, tc := range []struct{ name, body, want string }{
+		{"malformed JSON", `{"jsonrpc":"2.0","id":2,`, `"code":-32700`},
+		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"tools/explode"}`, `"code":-32601,"message":"Method not found: tools/explode"`},
+		{"unknown tool", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`, `Unknown tool: no_such_tool`},
+		{"arguments not an object", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"core_read","arguments":[1]}}`, `Tool arguments must be a JSON object`},
+		{"wrong argument type", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`, `"isError":true`},
+		{"display name is sanitised", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"core:read","arguments":{"path":"w/none"}}}`, `\"exists\":false`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mcpPost(t, c, sid, tc.body)
+			if !strings.Contains(string(r.body), tc.want) {
+				t.Fatalf("got %d %s, want it to contain %s", r.status, r.body, tc.want)
+			}
+		})
+	}
+	t.Run("wrong argument type says which", func(t *testing.T) {
+		r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`)
+		if !strings.Contains(string(r.body), "Input schema violation") || !strings.Contains(string(r.body), "path") {
+			t.Fatalf("got %s", r.body)
+		}
+	})
+	t.Run("a bad token is 401 JSON", func(t *testing.T) {
+		r := c.do(t, "POST", "/mcp", `{}`, "Authorization", "Bearer not-a-token", "Accept", "application/json, text/event-stream")
+		if r.status != 401 || r.errorText(t) == "" {
+			t.Fatalf("got %d %s", r.status, r.body)
+		}
+	})
+	t.Run("another caller cannot use the session", func(t *testing.T) {
+		other, _ := asUser(t, m)
+		r := mcpPost(t, other, sid, `{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+		if r.status != http.StatusForbidden {
+			t.Fatalf("got %d %s, want 403", r.status, r.body)
+		}
+	})
+	t.Run("DELETE ends the session", func(t *testing.T) {
+		if r := c.do(t, "DELETE", "/mcp", nil, "Mcp-Session-Id", sid); r.status >= 300 {
+			t.Fatalf("DELETE: %d %s", r.status, r.body)
+		}
+		if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":10,"method":"ping"}`); r.status != http.StatusNotFound {
+			t.Fatalf("after DELETE: %d %s, want 404", r.status, r.body)
+		}
+	})
+}
+
+// TestMCP_Discovery serves the same description at both well-known paths.
+func TestMCP_Discovery(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	for _, p := range []string{"/.well-known/mcp.json", "/.well-known/mcp"} {
+		var d struct {
+			URL      string `json:"server_url"`
+			Endpoint struct{ Path, Transport string }
+		}
+		r := c.do(t, "GET", p, nil)
+		r.json(t, &d)
+		if r.status != 200 || d.URL != "http://"+m.Addr+"/mcp" || d.Endpoint.Transport != "streamable-http" {
+			t.Fatalf("GET %s: %d %s", p, r.status, r.body)
+		}
+	}
+}

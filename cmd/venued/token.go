@@ -1,0 +1,65 @@
+package main
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/api/auth"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// runToken is "venued token": it mints a did:key identity (or reuses one
+// from --seed) and prints a bearer token self-issued by it for the venue at
+// --url, as shell assignments: eval "$(venued token)" sets DID, SEED and
+// TOKEN.
+func runToken(args []string, getenv func(string) string, out io.Writer) error {
+	fs := flag.NewFlagSet("venued token", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	base := fs.String("url", "", "public base URL of the venue the token is for (default $VENUE_URL or http://127.0.0.1:8080)")
+	seedHex := fs.String("seed", "", "64 hex digits: mint for this identity instead of a new one")
+	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		return fmt.Errorf("%v\nusage: venued token [--url base] [--seed hex] [--ttl 24h]", orArgs(err, fs.Args()))
+	}
+	if *base == "" {
+		*base = getenv("VENUE_URL")
+	}
+	if *base == "" {
+		*base = "http://127.0.0.1:8080"
+	}
+	aud, err := runtime.DIDWeb(*base)
+	if err != nil {
+		return err
+	}
+	if *ttl <= 0 || *ttl > 366*24*time.Hour {
+		return fmt.Errorf("--ttl %s: want a duration from 1s to 8784h", *ttl)
+	}
+	seed := make([]byte, ed25519.SeedSize)
+	if *seedHex == "" {
+		rand.Read(seed)
+	} else if seed, err = hex.DecodeString(*seedHex); err != nil || len(seed) != ed25519.SeedSize {
+		return fmt.Errorf("--seed: want 64 hex digits (a 32-byte Ed25519 seed)")
+	}
+	key := ed25519.NewKeyFromSeed(seed)
+	tok, err := auth.SelfIssued(key, aud, *ttl)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(out, "DID=%s\nSEED=%s\nTOKEN=%s\n", didOf(key), hex.EncodeToString(seed), tok)
+	return err
+}
+
+func orArgs(err error, rest []string) any {
+	if err != nil {
+		return err
+	}
+	return fmt.Sprintf("unexpected arguments: %v", rest)
+}
+
+func didOf(key ed25519.PrivateKey) string { return venue.DIDKey(key.Public().(ed25519.PublicKey)) }

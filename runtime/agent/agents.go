@@ -1,0 +1,143 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"sync"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// Config tunes the agent engine. A zero value means the documented default.
+type Config struct {
+	// SingleNode says no other venue process shares the store, so an agent
+	// found RUNNING with no run in this process is stale (left by a restart).
+	SingleNode bool
+	// LeaseTimeout is how old a RUNNING agent's run must be before another
+	// node may take it over; default 15 minutes.
+	LeaseTimeout time.Duration
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Agents runs the agents of every owner. It holds only what is in flight
+// (runs, waiting requests and chats); everything else is in the lattice.
+type Agents struct {
+	cfg     Config
+	mu      sync.Mutex
+	runs    map[string]*run         // owner + agent → the run in this process
+	waiters map[string]chan outcome // task job id → its request
+	chats   map[string]*chatWait    // owner + agent + session → the chat in flight
+}
+
+// New returns an agent engine.
+func New(cfg Config) *Agents {
+	if cfg.LeaseTimeout <= 0 {
+		cfg.LeaseTimeout = 15 * time.Minute
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Agents{cfg: cfg, runs: map[string]*run{}, waiters: map[string]chan outcome{}, chats: map[string]*chatWait{}}
+}
+
+// outcome is how a task ended, for the request waiting on it.
+type outcome struct {
+	output json.RawMessage
+	err    error
+}
+
+// chatWait is a chat waiting for the run that consumes its message.
+type chatWait struct {
+	msgID string
+	ch    chan outcome
+}
+
+func (a *Agents) ms() int64 { return a.cfg.Now().UnixMilli() }
+
+func runKey(owner, id string) string { return owner + "\x00" + id }
+
+// newSessionID mints a hex id ordered by time, as job ids are.
+func (a *Agents) newSessionID() string {
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(a.ms())<<16)
+	rand.Read(b[8:])
+	return hex.EncodeToString(b[:])
+}
+
+// gone, returned by an update function, removes the agent.
+var gone = &record{}
+
+// update changes agent id of the caller in ctx atomically: fn gets the
+// record (nil if there is none) and returns the new one, nil to leave it,
+// or gone to remove it.
+func update(ctx context.Context, eng *runtime.Engine, id string, fn func(r *record) (*record, error)) error {
+	return eng.UpdateTree(ctx, "g/"+id, func(cur json.RawMessage, exists bool) (map[string]json.RawMessage, error) {
+		var r *record
+		if exists {
+			var err error
+			if r, err = decode(cur); err != nil {
+				return nil, err
+			}
+		}
+		next, err := fn(r)
+		switch {
+		case err != nil || next == nil:
+			return nil, err
+		case next == gone:
+			return map[string]json.RawMessage{}, nil
+		}
+		return next.rows(), nil
+	})
+}
+
+// load reads agent id of the caller in ctx; nil if there is none.
+func load(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
+	res, err := eng.Read(ctx, "g/"+id, 1<<30)
+	if err != nil || !res.Exists {
+		return nil, err
+	}
+	return decode(res.Value)
+}
+
+// live loads an agent that exists and is not TERMINATED.
+func live(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
+	r, err := load(ctx, eng, id)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil || r.Status == Terminated {
+		return nil, notLive(id)
+	}
+	return r, nil
+}
+
+func notLive(id string) error {
+	return venue.Errorf(venue.ENOTFOUND, "Agent not found or terminated: %s", id)
+}
+
+func notFound(id string) error { return venue.Errorf(venue.ENOTFOUND, "Agent not found: %s", id) }
+
+// output marshals an operation's output.
+func output(v any) (json.RawMessage, error) {
+	return json.Marshal(v)
+}
+
+// parse decodes an operation's input into p.
+func parse(in json.RawMessage, p any) error {
+	if err := json.Unmarshal(in, p); err != nil {
+		return venue.Errorf(venue.EINVALID, "Input does not fit the operation's schema: %v", err)
+	}
+	return nil
+}
+
+// ownerCtx is a context carrying the owner for work done outside a job
+// (a run of the loop).
+func ownerCtx(c venue.Caller) context.Context {
+	return venue.WithCaller(context.Background(), c)
+}

@@ -1,0 +1,126 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"encoding/json"
+	"path"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+//go:embed templates/*.json
+var templateFS embed.FS
+
+// Templates returns the names of the agent templates the venue ships.
+func Templates() []string {
+	ents, _ := templateFS.ReadDir("templates")
+	names := make([]string, 0, len(ents))
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".json"))
+	}
+	return names
+}
+
+// template returns a shipped template's config.
+func template(name string) (json.RawMessage, bool) {
+	if name == "" || strings.ContainsAny(name, "/\\.") {
+		return nil, false
+	}
+	b, err := templateFS.ReadFile(path.Join("templates", name+".json"))
+	return b, err == nil
+}
+
+// resolveConfig reads an agent config given inline (an object) or by
+// reference: template:<name>, a workspace path, an asset a/<hash>, a DID
+// URL, or an operation (which becomes the transition). An absent config
+// is an empty one. Returns EINVALID with the reference's message when a
+// reference leads nowhere.
+func resolveConfig(ctx context.Context, eng *runtime.Engine, raw json.RawMessage) (map[string]any, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return withDefaults(map[string]any{}), nil
+	}
+	if raw[0] == '{' {
+		var cfg map[string]any
+		if err := json.Unmarshal(raw, &cfg); err != nil {
+			return nil, venue.Errorf(venue.EINVALID, "config is not a JSON object: %v", err)
+		}
+		return withDefaults(cfg), nil
+	}
+	var ref string
+	if json.Unmarshal(raw, &ref) != nil {
+		return nil, venue.Errorf(venue.EINVALID, "config must be an object or a reference string (template:<name>, w/<path>, a/<hash>, a DID URL or an operation)")
+	}
+	v, err := dereference(ctx, eng, ref)
+	if err != nil {
+		return nil, err
+	}
+	var cfg map[string]any
+	if json.Unmarshal(v, &cfg) != nil || cfg == nil {
+		return nil, venue.Errorf(venue.EINVALID, "Could not resolve config reference: %s (it holds no JSON object)", clip(ref))
+	}
+	if inner, ok := cfg["config"].(map[string]any); ok {
+		cfg = inner // asset metadata carrying the config as a facet
+	}
+	return withDefaults(cfg), nil
+}
+
+func withDefaults(cfg map[string]any) map[string]any {
+	if op, _ := cfg["operation"].(string); op == "" {
+		cfg["operation"] = DefaultTransition
+	}
+	return cfg
+}
+
+// dereference reads what a config reference points at.
+func dereference(ctx context.Context, eng *runtime.Engine, ref string) (json.RawMessage, error) {
+	unresolved := venue.Errorf(venue.EINVALID, "Could not resolve config reference: %s", clip(ref))
+	if name, ok := strings.CutPrefix(ref, "template:"); ok {
+		if t, ok := template(name); ok {
+			return t, nil
+		}
+		return nil, venue.Errorf(venue.EINVALID, "Could not resolve config reference: %s (templates: %s)", clip(ref), strings.Join(Templates(), ", "))
+	}
+	if id, ok := assetRef(ref); ok {
+		meta, err := eng.Asset(ctx, id)
+		if err != nil {
+			return nil, unresolved
+		}
+		return meta, nil
+	}
+	if strings.HasPrefix(ref, "w/") || strings.HasPrefix(ref, "o/") || strings.HasPrefix(ref, "did:") {
+		res, err := eng.Read(ctx, ref, 0)
+		if err != nil || !res.Exists {
+			return nil, unresolved
+		}
+		if op, err := venue.ParseOperation(ref, res.Value); err == nil && op != nil {
+			return json.Marshal(map[string]any{"operation": ref})
+		}
+		return res.Value, nil
+	}
+	if _, err := eng.Operation(ctx, ref); err == nil {
+		return json.Marshal(map[string]any{"operation": ref})
+	}
+	return nil, unresolved
+}
+
+// assetRef reads a/<hash>, /a/<hash>, a bare hex asset id or a DID URL
+// <did>/a/<hash>.
+func assetRef(ref string) (venue.AssetID, bool) {
+	s := ref
+	if strings.HasPrefix(s, "did:") {
+		_, rest, ok := strings.Cut(s, "/a/")
+		if !ok {
+			return venue.AssetID{}, false
+		}
+		s = rest
+	} else if rest, ok := strings.CutPrefix(strings.TrimPrefix(s, "/"), "a/"); ok {
+		s = rest
+	}
+	id, err := venue.ParseAssetID(s)
+	return id, err == nil
+}

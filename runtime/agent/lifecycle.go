@@ -1,0 +1,388 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+type createParams struct {
+	AgentID    string          `json:"agentId"`
+	Config     json.RawMessage `json:"config"`
+	Definition json.RawMessage `json:"definition"` // the reference venue's older name for config
+	State      json.RawMessage `json:"state"`
+	Overwrite  bool            `json:"overwrite"`
+}
+
+// authorizeCreate checks agent-create authority on g/<id> of the caller.
+func authorizeCreate(ctx context.Context, env *runtime.Env, id string) error {
+	return env.Engine().Authorize(env.Context(ctx), env.Caller().DID+"/g/"+id, venue.AbilityAgentCreate)
+}
+
+func (a *Agents) create(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p createParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Config) == 0 {
+		p.Config = p.Definition
+	}
+	return a.createAgent(ctx, env, p)
+}
+
+// createAgent creates or overwrites an agent as the status table says.
+func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createParams) (json.RawMessage, error) {
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if err := authorizeCreate(ctx, env, p.AgentID); err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	cfg, err := resolveConfig(octx, eng, p.Config)
+	if err != nil {
+		return nil, err
+	}
+	created, updated, status := false, false, Sleeping
+	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+		created, updated = false, false
+		switch {
+		case r != nil && !p.Overwrite:
+			status = r.Status
+			return nil, nil
+		case r != nil && r.Status == Running:
+			return nil, venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: currently RUNNING. Wait for the active transition to finish, or call agent:cancelTask first.", p.AgentID)
+		case r != nil && r.Status != Terminated:
+			r.Config, r.Updated, updated, status = cfg, a.ms(), true, r.Status
+			if len(p.State) > 0 {
+				r.State = p.State
+			}
+			return r, nil
+		}
+		created, status = true, Sleeping
+		return &record{Status: Sleeping, Config: cfg, State: p.State, Tasks: map[string]*task{},
+			Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": status, "created": created, "updated": updated})
+}
+
+func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		AgentID string          `json:"agentId"`
+		Config  map[string]any  `json:"config"`
+		State   json.RawMessage `json:"state"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if p.Config == nil && len(p.State) == 0 {
+		return nil, venue.Errorf(venue.EINVALID, "At least one of 'config' or 'state' must be provided")
+	}
+	status := ""
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(p.AgentID)
+		}
+		maps.Copy(r.Config, p.Config)
+		if len(p.State) > 0 {
+			r.State = p.State
+		}
+		r.Updated, status = a.ms(), r.Status
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": status})
+}
+
+func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		SourceID        string          `json:"sourceId"`
+		AgentID         string          `json:"agentId"`
+		Config          json.RawMessage `json:"config"`
+		IncludeTimeline bool            `json:"includeTimeline"`
+		Overwrite       bool            `json:"overwrite"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if p.SourceID == "" {
+		return nil, venue.Errorf(venue.EINVALID, "sourceId is required")
+	}
+	if err := checkAgentID("sourceId", p.SourceID); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if err := authorizeCreate(ctx, env, p.AgentID); err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	src, err := load(octx, eng, p.SourceID)
+	switch {
+	case err != nil:
+		return nil, err
+	case src == nil:
+		return nil, venue.Errorf(venue.ENOTFOUND, "Source agent not found: %s", p.SourceID)
+	case src.Status == Terminated:
+		return nil, venue.Errorf(venue.ECONFLICT, "Cannot fork TERMINATED agent: %s", p.SourceID)
+	}
+	cfg := maps.Clone(src.Config)
+	if len(p.Config) > 0 {
+		over, err := resolveConfig(octx, eng, p.Config)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(cfg, over)
+	}
+	n := &record{Status: Sleeping, Config: cfg, State: src.State, Tasks: map[string]*task{},
+		Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}
+	if p.IncludeTimeline {
+		n.Timeline = src.Timeline
+	}
+	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+		if r != nil && (!p.Overwrite || r.Status == Running) {
+			return nil, venue.Errorf(venue.ECONFLICT, "Target agent already exists: %s", p.AgentID)
+		}
+		return n, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": Sleeping, "created": true, "forkedFrom": p.SourceID})
+}
+
+type idParams struct {
+	AgentID  string `json:"agentId"`
+	AutoWake *bool  `json:"autoWake"`
+	Remove   bool   `json:"remove"`
+	TaskID   string `json:"taskId"`
+}
+
+func (p *idParams) parse(in json.RawMessage) error {
+	if err := parse(in, p); err != nil {
+		return err
+	}
+	return checkAgentID("agentId", p.AgentID)
+}
+
+func (a *Agents) suspend(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p idParams
+	if err := p.parse(in); err != nil {
+		return nil, err
+	}
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(p.AgentID)
+		}
+		// A run in flight finishes its cycle and then stops: it commits
+		// only while the agent is RUNNING.
+		r.Status, r.Updated = Suspended, a.ms()
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": Suspended})
+}
+
+func (a *Agents) resume(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p idParams
+	if err := p.parse(in); err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	err := update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(p.AgentID)
+		}
+		if r.Status != Suspended {
+			return nil, venue.Errorf(venue.ECONFLICT, "Agent is not suspended (status: %s)", r.Status)
+		}
+		r.Status, r.Error, r.Lease, r.Updated = Sleeping, nil, 0, a.ms()
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.AutoWake == nil || *p.AutoWake {
+		if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
+			return nil, err
+		}
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": Sleeping})
+}
+
+func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p idParams
+	if err := p.parse(in); err != nil {
+		return nil, err
+	}
+	var tasks []string
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+		if r == nil {
+			return nil, notFound(p.AgentID)
+		}
+		tasks = tasks[:0]
+		for id := range r.Tasks {
+			tasks = append(tasks, id)
+		}
+		if p.Remove {
+			return gone, nil
+		}
+		r.Status, r.Lease, r.Updated = Terminated, 0, a.ms()
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Requests waiting on the agent's tasks would otherwise wait until
+	// their deadline.
+	for _, id := range tasks {
+		a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID))
+	}
+	if p.Remove {
+		return output(map[string]any{"agentId": p.AgentID, "removed": true})
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": Terminated})
+}
+
+func (a *Agents) failWaiter(id string, err error) {
+	a.mu.Lock()
+	ch := a.waiters[id]
+	a.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- outcome{err: err}:
+		default:
+		}
+	}
+}
+
+func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p idParams
+	if err := p.parse(in); err != nil {
+		return nil, err
+	}
+	if p.TaskID == "" {
+		return nil, venue.Errorf(venue.EINVALID, "taskId is required")
+	}
+	jid, err := venue.ParseJobID(p.TaskID)
+	if err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Invalid taskId format: %s", clip(p.TaskID))
+	}
+	id := jid.String()
+	err = update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(p.AgentID)
+		}
+		if r.Tasks[id] == nil {
+			return nil, venue.Errorf(venue.ENOTFOUND, "Task not found: %s", id)
+		}
+		delete(r.Tasks, id)
+		r.Updated = a.ms()
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id))
+	return output(map[string]any{"agentId": p.AgentID, "taskId": id, "cancelled": true})
+}
+
+func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p idParams
+	if err := p.parse(in); err != nil {
+		return nil, err
+	}
+	r, err := load(env.Context(ctx), env.Engine(), p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		return nil, notFound(p.AgentID)
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config,
+		"tasks": len(r.Tasks), "timelineLength": len(r.Timeline), "error": r.Error})
+}
+
+func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		IncludeTerminated bool `json:"includeTerminated"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	ls, err := eng.List(octx, "g", 0, 1000)
+	if err != nil {
+		return nil, err
+	}
+	agents := []map[string]any{}
+	for _, id := range ls.Keys {
+		var st struct {
+			Status string          `json:"status"`
+			Tasks  map[string]any  `json:"tasks"`
+			Error  *string         `json:"error"`
+			Other  json.RawMessage `json:"-"`
+		}
+		for _, f := range []struct {
+			path string
+			dst  any
+		}{{"status", &st.Status}, {"tasks", &st.Tasks}, {"error", &st.Error}} {
+			if res, err := eng.Read(octx, "g/"+id+"/"+f.path, 0); err == nil && res.Exists {
+				json.Unmarshal(res.Value, f.dst)
+			}
+		}
+		if st.Status == "" || (st.Status == Terminated && !p.IncludeTerminated) {
+			continue
+		}
+		e := map[string]any{"agentId": id, "status": st.Status, "tasks": len(st.Tasks)}
+		if st.Error != nil {
+			e["error"] = *st.Error
+		}
+		agents = append(agents, e)
+	}
+	return output(map[string]any{"agents": agents})
+}
+
+// contextOp asks the agent's transition what it would send, without
+// running it: the transition gets its usual input with inspect set.
+func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		AgentID string          `json:"agentId"`
+		Task    json.RawMessage `json:"task"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	r, err := live(octx, eng, p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	w := pick(r)
+	if len(p.Task) > 0 && string(p.Task) != "null" {
+		w.tasks = []*task{{JobID: "0x00000000000000000000000000000000", Input: p.Task, SessionID: w.sid, Status: "PENDING"}}
+	}
+	op := opOf(r.Config)
+	out, _, err := callTransition(octx, eng, op, transitionInput(p.AgentID, r, w, true))
+	if err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Transition %s cannot show its context: %s", op, venue.ErrorMessage(err))
+	}
+	return out, nil
+}

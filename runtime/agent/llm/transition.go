@@ -1,0 +1,317 @@
+package llm
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+//go:embed catalog
+var catalogFS embed.FS
+
+// Entries returns the catalog entries of llm:chat and llmagent:chat.
+func Entries() ([]runtime.CatalogEntry, error) {
+	return runtime.EntriesFromFS(catalogFS, "catalog", "v/ops")
+}
+
+// Executors returns the executors of the llm and llmagent families.
+func Executors() map[string]runtime.Executor {
+	return map[string]runtime.Executor{
+		"llm":      runtime.OpFuncs{"chat": chatOp},
+		"llmagent": runtime.OpFuncs{"chat": transition},
+	}
+}
+
+// Framework tools every task-holding run offers.
+const (
+	completeTool = "complete_task"
+	failTool     = "fail_task"
+)
+
+// input is the transition input (docs/AGENTS.md) as this transition reads it.
+type input struct {
+	AgentID string          `json:"agentId"`
+	Config  config          `json:"config"`
+	State   json.RawMessage `json:"state"`
+	Tasks   []struct {
+		JobID          string          `json:"jobId"`
+		Input          json.RawMessage `json:"input"`
+		ResponseSchema json.RawMessage `json:"responseSchema"`
+	} `json:"tasks"`
+	Session *struct {
+		History []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"history"`
+		Pending []json.RawMessage `json:"pending"`
+	} `json:"session"`
+	Inspect bool `json:"inspect"`
+}
+
+// config is the part of an agent's config the LLM transition reads.
+type config struct {
+	Provider       string          `json:"provider"`
+	BaseURL        string          `json:"baseUrl"`
+	Model          string          `json:"model"`
+	APIKeySecret   string          `json:"apiKeySecret"`
+	SystemPrompt   string          `json:"systemPrompt"`
+	Tools          []string        `json:"tools"`
+	Skills         []string        `json:"skills"`
+	ResponseSchema json.RawMessage `json:"responseSchema"`
+	LLMOperation   string          `json:"llmOperation"`
+	Stream         bool            `json:"stream"`
+	MaxToolRounds  int             `json:"maxToolRounds"`
+}
+
+// entry is a context entry: a skill read into the system prompt.
+type entry struct {
+	Path  string `json:"path"`
+	Bytes int    `json:"bytes"`
+}
+
+// prepared is everything sent to the model, which agent:context returns.
+type prepared struct {
+	req     Request
+	entries []entry
+	refs    map[string]string // tool name → operation reference
+	task    string
+	schema  json.RawMessage
+}
+
+// transition is llmagent:chat.
+func transition(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p input
+	if err := json.Unmarshal(in, &p); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "transition input is not {agentId, config, state, tasks, session}: %v", err)
+	}
+	pr, err := prepare(ctx, env, &p)
+	if err != nil {
+		return nil, err
+	}
+	if p.Inspect {
+		return json.Marshal(map[string]any{"systemPrompt": pr.req.System, "contextEntries": pr.entries,
+			"tools": pr.req.Tools, "messages": pr.req.Messages, "model": pr.req.Model, "provider": cmp(pr.req.Provider, "openai")})
+	}
+	result, results, err := converse(ctx, env, &p, pr)
+	if err != nil {
+		return nil, err
+	}
+	state := p.State
+	if len(state) == 0 {
+		state = json.RawMessage("null")
+	}
+	return json.Marshal(map[string]any{"state": state, "result": result, "taskResults": results})
+}
+
+// prepare builds the model request: system prompt with skills, the
+// conversation, the task, and the tools the agent is granted.
+func prepare(ctx context.Context, env *runtime.Env, p *input) (*prepared, error) {
+	c := p.Config
+	pr := &prepared{refs: map[string]string{}, schema: c.ResponseSchema}
+	pr.req = Request{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKeySecret: c.APIKeySecret, Stream: c.Stream}
+	var sys strings.Builder
+	sys.WriteString(c.SystemPrompt)
+	for _, path := range c.Skills {
+		res, err := env.Read(ctx, path, 0)
+		if err != nil || !res.Exists {
+			continue
+		}
+		var sk struct {
+			Content string `json:"content"`
+		}
+		json.Unmarshal(res.Value, &sk)
+		fmt.Fprintf(&sys, "\n\n## Skill (%s)\n\n%s", path, sk.Content)
+		pr.entries = append(pr.entries, entry{Path: path, Bytes: len(sk.Content)})
+	}
+	if p.Session != nil {
+		for _, h := range p.Session.History {
+			role := "user"
+			if h.Role == "assistant" {
+				role = "assistant"
+			}
+			pr.req.Messages = append(pr.req.Messages, Message{Role: role, Content: text(h.Content)})
+		}
+		for _, m := range p.Session.Pending {
+			pr.req.Messages = append(pr.req.Messages, Message{Role: "user", Content: text(m)})
+		}
+	}
+	if len(p.Tasks) > 0 {
+		t := p.Tasks[0]
+		pr.task = t.JobID
+		if len(t.ResponseSchema) > 0 && string(t.ResponseSchema) != "null" {
+			pr.schema = t.ResponseSchema
+		}
+		sys.WriteString("\n\nYou are working on a task. When it is done call complete_task with the result; if it cannot be done call fail_task saying why.")
+		pr.req.Messages = append(pr.req.Messages, Message{Role: "user", Content: "Task " + t.JobID + ":\n" + text(t.Input)})
+	}
+	if len(pr.schema) > 0 {
+		pr.req.ResponseSchema = pr.schema
+	}
+	pr.req.System = sys.String()
+	if err := pr.tools(ctx, env, c.Tools); err != nil {
+		return nil, err
+	}
+	return pr, nil
+}
+
+// tools offers the granted operations, named as MCP names them, plus the
+// framework tools when a task is in scope.
+func (pr *prepared) tools(ctx context.Context, env *runtime.Env, refs []string) error {
+	for _, ref := range refs {
+		op, err := env.Engine().Operation(env.Context(ctx), ref)
+		if err != nil {
+			return venue.Errorf(venue.EINVALID, "Tool %s of the agent's config: %s", ref, venue.ErrorMessage(err))
+		}
+		name := toolName(op)
+		pr.refs[name] = ref
+		params := op.Input
+		if len(params) == 0 {
+			params = json.RawMessage(`{"type":"object"}`)
+		}
+		pr.req.Tools = append(pr.req.Tools, Tool{Name: name, Description: op.Description, Parameters: params})
+	}
+	if pr.task != "" {
+		pr.req.Tools = append(pr.req.Tools,
+			Tool{Name: completeTool, Description: "Mark the current task complete with its result.", Parameters: json.RawMessage(`{"type":"object","properties":{"result":{"description":"The task's result"}}}`)},
+			Tool{Name: failTool, Description: "Mark the current task failed, saying why.", Parameters: json.RawMessage(`{"type":"object","properties":{"error":{"type":"string"}},"required":["error"]}`)})
+	}
+	return nil
+}
+
+// toolName is the operation's MCP tool name: toolName, else the adapter
+// name with ':' and '/' as '_'.
+func toolName(op *venue.Operation) string {
+	n := op.ToolName
+	if n == "" {
+		n = op.Name
+	}
+	return strings.NewReplacer(":", "_", "/", "_").Replace(n)
+}
+
+// text renders a JSON value for a prompt: strings as they are.
+func text(v json.RawMessage) string {
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return s
+	}
+	return string(v)
+}
+
+// converse runs the tool-call loop until the model answers without tools.
+func converse(ctx context.Context, env *runtime.Env, p *input, pr *prepared) (json.RawMessage, map[string]any, error) {
+	results := map[string]any{}
+	rounds := p.Config.MaxToolRounds
+	if rounds <= 0 {
+		rounds = 8
+	}
+	for range rounds {
+		resp, err := ask(ctx, env, p.Config.LLMOperation, &pr.req)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(resp.ToolCalls) == 0 {
+			return finish(resp.Content, pr, results)
+		}
+		pr.req.Messages = append(pr.req.Messages, Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls})
+		for _, tc := range resp.ToolCalls {
+			out := callTool(ctx, env, pr, tc, results)
+			pr.req.Messages = append(pr.req.Messages, Message{Role: "tool", ToolCallID: tc.ID, Content: out})
+		}
+	}
+	return nil, nil, venue.Errorf(venue.EINVALID, "The model was still calling tools after %d rounds; raise maxToolRounds or simplify the task", rounds)
+}
+
+// ask calls the model directly, or through the agent's own llmOperation.
+func ask(ctx context.Context, env *runtime.Env, llmOp string, req *Request) (*Response, error) {
+	if llmOp == "" {
+		return Call(ctx, env, req)
+	}
+	in, _ := json.Marshal(req)
+	parent := env.JobID()
+	eng := env.Engine()
+	rec, err := eng.Invoke(env.Context(ctx), runtime.InvokeRequest{Operation: llmOp, Input: in, Parent: &parent, Wait: 10 * time.Minute})
+	for err == nil && !rec.Status.Terminal() {
+		rec, err = eng.Await(env.Context(ctx), rec.ID, time.Minute)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status != venue.StatusComplete {
+		return nil, venue.Errorf(venue.EINVALID, "llmOperation %s %s: %s", llmOp, rec.Status, rec.Error)
+	}
+	var resp Response
+	if err := json.Unmarshal(rec.Output, &resp); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "llmOperation %s returned %s, not {role, content, toolCalls}", llmOp, clip(string(rec.Output)))
+	}
+	return &resp, nil
+}
+
+// callTool runs one tool call as the agent's owner and returns what the
+// model is told: the output, or the error.
+func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, results map[string]any) string {
+	ref, ok := pr.refs[tc.Name]
+	switch {
+	case tc.Name == completeTool && pr.task != "":
+		ref = "v/ops/agent/complete-task"
+	case tc.Name == failTool && pr.task != "":
+		ref = "v/ops/agent/fail-task"
+	case !ok:
+		return "Error: tool " + tc.Name + " is not granted to this agent"
+	}
+	parent := env.JobID()
+	eng := env.Engine()
+	rec, err := eng.Invoke(env.Context(ctx), runtime.InvokeRequest{Operation: ref, Input: tc.Arguments, Parent: &parent, Wait: 2 * time.Minute})
+	if err != nil {
+		return "Error: " + venue.ErrorMessage(err)
+	}
+	if rec.Status != venue.StatusComplete {
+		return fmt.Sprintf("Error: %s %s: %s", tc.Name, rec.Status, rec.Error)
+	}
+	switch tc.Name {
+	case completeTool:
+		var a struct {
+			Result json.RawMessage `json:"result"`
+		}
+		json.Unmarshal(tc.Arguments, &a)
+		results[pr.task] = map[string]any{"status": "COMPLETE", "output": a.Result}
+	case failTool:
+		var a struct {
+			Error string `json:"error"`
+		}
+		json.Unmarshal(tc.Arguments, &a)
+		results[pr.task] = map[string]any{"status": "FAILED", "output": a.Error}
+	}
+	return string(rec.Output)
+}
+
+// finish turns the model's last answer into the result: JSON when a
+// response schema asks for it. A task the model did not resolve with a
+// tool is completed with the answer (or failed when the answer breaks
+// the schema).
+func finish(answer string, pr *prepared, results map[string]any) (json.RawMessage, map[string]any, error) {
+	b, _ := json.Marshal(answer)
+	result := json.RawMessage(b)
+	var schemaErr string
+	if len(pr.schema) > 0 {
+		trimmed := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(answer), "```json"), "```"))
+		if json.Valid([]byte(trimmed)) {
+			result = json.RawMessage(trimmed)
+		} else {
+			schemaErr = "The model's answer is not JSON, as responseSchema asks: " + clip(answer)
+		}
+	}
+	if pr.task != "" && results[pr.task] == nil {
+		if schemaErr != "" {
+			results[pr.task] = map[string]any{"status": "FAILED", "output": schemaErr}
+		} else {
+			results[pr.task] = map[string]any{"status": "COMPLETE", "output": result}
+		}
+	}
+	return result, results, nil
+}

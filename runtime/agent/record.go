@@ -1,0 +1,197 @@
+package agent
+
+import (
+	"encoding/json"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Agent statuses.
+const (
+	Sleeping   = "SLEEPING"
+	Running    = "RUNNING"
+	Suspended  = "SUSPENDED"
+	Terminated = "TERMINATED"
+)
+
+// record is an agent as kept at g/<agentId>: one row per field, one row per
+// session, so a message to one session does not rewrite the others.
+type record struct {
+	Status   string              `json:"status"`
+	Config   map[string]any      `json:"config"`
+	State    json.RawMessage     `json:"state"`
+	Tasks    map[string]*task    `json:"tasks"`
+	Sessions map[string]*session `json:"sessions"`
+	Timeline []json.RawMessage   `json:"timeline"`
+	Error    *string             `json:"error"`
+	Created  int64               `json:"created"`
+	Updated  int64               `json:"updated"`
+	Lease    int64               `json:"lease,omitempty"` // when the current run started, while RUNNING
+}
+
+// task is a pending request, keyed by its job id.
+type task struct {
+	JobID          string          `json:"jobId"`
+	Input          json.RawMessage `json:"input"`
+	SessionID      string          `json:"sessionId"`
+	Status         string          `json:"status"`
+	ResponseSchema json.RawMessage `json:"responseSchema,omitempty"`
+	Created        int64           `json:"created"`
+}
+
+// session is one conversation thread.
+type session struct {
+	Meta    sessionMeta     `json:"meta"`
+	Frames  []frame         `json:"frames"`
+	Pending []envelope      `json:"pending"`
+	C       json.RawMessage `json:"c,omitempty"`
+}
+
+type sessionMeta struct {
+	Parties []string `json:"parties"`
+	Created int64    `json:"created"`
+	Turns   int      `json:"turns"`
+}
+
+type frame struct {
+	Conversation []turn `json:"conversation"`
+}
+
+// turn is one entry of a conversation.
+type turn struct {
+	Role    string          `json:"role"` // user, assistant
+	Content json.RawMessage `json:"content"`
+	Task    string          `json:"task,omitempty"`
+	Ts      int64           `json:"ts"`
+}
+
+// envelope is a message waiting in a session.
+type envelope struct {
+	ID      string          `json:"id"`
+	Message json.RawMessage `json:"message"`
+	Source  string          `json:"source"`
+	Ts      int64           `json:"ts"`
+}
+
+func newSession(party string, now int64) *session {
+	return &session{Meta: sessionMeta{Parties: []string{party}, Created: now},
+		Frames: []frame{{Conversation: []turn{}}}, Pending: []envelope{}}
+}
+
+// decode reads an agent from the value at g/<agentId>.
+func decode(v json.RawMessage) (*record, error) {
+	r := &record{}
+	if err := json.Unmarshal(v, r); err != nil || r.Status == "" {
+		return nil, venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
+	}
+	if r.Tasks == nil {
+		r.Tasks = map[string]*task{}
+	}
+	if r.Sessions == nil {
+		r.Sessions = map[string]*session{}
+	}
+	if r.Config == nil {
+		r.Config = map[string]any{}
+	}
+	for _, s := range r.Sessions {
+		if len(s.Frames) == 0 {
+			s.Frames = []frame{{Conversation: []turn{}}}
+		}
+		if s.Pending == nil {
+			s.Pending = []envelope{}
+		}
+	}
+	return r, nil
+}
+
+// rows encodes the agent as the rows kept below g/<agentId>.
+func (r *record) rows() map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	put := func(k string, v any) { m[k], _ = json.Marshal(v) }
+	put("status", r.Status)
+	put("config", r.Config)
+	state := r.State
+	if len(state) == 0 {
+		state = json.RawMessage("null")
+	}
+	m["state"] = state
+	put("tasks", r.Tasks)
+	timeline := r.Timeline
+	if timeline == nil {
+		timeline = []json.RawMessage{}
+	}
+	put("timeline", timeline)
+	put("error", r.Error)
+	put("created", r.Created)
+	put("updated", r.Updated)
+	if r.Lease != 0 {
+		put("lease", r.Lease)
+	}
+	if len(r.Sessions) == 0 {
+		m["sessions"] = json.RawMessage("{}")
+	}
+	for sid, s := range r.Sessions {
+		put("sessions/"+sid, s)
+	}
+	return m
+}
+
+// orderedTasks returns the pending tasks oldest first.
+func (r *record) orderedTasks() []*task {
+	ts := slices.Collect(maps.Values(r.Tasks))
+	slices.SortFunc(ts, func(a, b *task) int {
+		if a.Created != b.Created {
+			return int(a.Created - b.Created)
+		}
+		return strings.Compare(a.JobID, b.JobID)
+	})
+	return ts
+}
+
+// hasWork reports whether a run would find a task or a pending message.
+func (r *record) hasWork() bool {
+	if len(r.Tasks) > 0 {
+		return true
+	}
+	for _, s := range r.Sessions {
+		if len(s.Pending) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	agentIDPattern   = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	sessionIDPattern = regexp.MustCompile(`^(0x)?[0-9a-fA-F]{8,64}$`)
+)
+
+// checkAgentID validates an agent id, which becomes a lattice path segment.
+func checkAgentID(field, id string) error {
+	if id == "" {
+		return venue.Errorf(venue.EINVALID, "%s is required", field)
+	}
+	if !agentIDPattern.MatchString(id) {
+		return venue.Errorf(venue.EINVALID, "%s %q is not valid: use 1 to 64 letters, digits, '_', '-' or '.', starting with a letter or digit", field, clip(id))
+	}
+	return nil
+}
+
+// normSession validates a session id and returns it as bare lowercase hex.
+func normSession(sid string) (string, error) {
+	if !sessionIDPattern.MatchString(sid) {
+		return "", venue.Errorf(venue.EINVALID, "sessionId %q is not a hex session id: omit it to start a new session", clip(sid))
+	}
+	return strings.ToLower(strings.TrimPrefix(sid, "0x")), nil
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}

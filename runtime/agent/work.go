@@ -1,0 +1,442 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// TaskOp is where the job of a task lives: agent:request invokes it, and it
+// ends when the agent resolves the task. It is outside v/ops (not a tool).
+const TaskOp = "v/agents/ops/task"
+
+type taskParams struct {
+	AgentID        string          `json:"agentId"`
+	Input          json.RawMessage `json:"input"`
+	SessionID      string          `json:"sessionId"`
+	ResponseSchema json.RawMessage `json:"responseSchema"`
+	Timeout        *int64          `json:"timeout"`
+}
+
+// request sends a task and waits up to timeout for its result.
+func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p taskParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if empty(p.Input) {
+		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty: give the task as a JSON value, e.g. {\"question\": \"...\"}")
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	if _, err := live(octx, eng, p.AgentID); err != nil {
+		return nil, err
+	}
+	sid, err := a.sessionFor(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	timeout := int64(5000)
+	if p.Timeout != nil {
+		timeout = max(*p.Timeout, 0)
+	}
+	tin, _ := json.Marshal(map[string]any{"agentId": p.AgentID, "input": p.Input, "sessionId": sid, "responseSchema": p.ResponseSchema})
+	parent := env.JobID()
+	rec, err := eng.Invoke(octx, runtime.InvokeRequest{Operation: TaskOp, Input: tin, Parent: &parent})
+	if err != nil {
+		return nil, err
+	}
+	if timeout > 0 {
+		if rec, err = eng.Await(octx, rec.ID, time.Duration(timeout)*time.Millisecond); err != nil {
+			return nil, err
+		}
+	}
+	switch rec.Status {
+	case venue.StatusComplete:
+		return withSession(rec.Output, sid), nil
+	case venue.StatusFailed, venue.StatusCancelled, venue.StatusRejected:
+		return nil, venue.Errorf(venue.EINVALID, "Task %s %s: %s", rec.ID, rec.Status, rec.Error)
+	}
+	return output(map[string]any{"id": rec.ID.String(), "status": rec.Status, "agentId": p.AgentID, "sessionId": sid})
+}
+
+func empty(v json.RawMessage) bool {
+	switch string(bytes.TrimSpace(v)) {
+	case "", "null", "{}", "[]", `""`:
+		return true
+	}
+	return false
+}
+
+// sessionFor validates a given session id, or mints one.
+func (a *Agents) sessionFor(sid string) (string, error) {
+	if sid == "" {
+		return a.newSessionID(), nil
+	}
+	return normSession(sid)
+}
+
+// withSession adds the session id to an object output; other outputs are
+// wrapped, so the response always carries it.
+func withSession(out json.RawMessage, sid string) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(out, &m) != nil || m == nil {
+		b, _ := json.Marshal(map[string]any{"result": out, "sessionId": sid})
+		return b
+	}
+	if _, ok := m["sessionId"]; !ok {
+		m["sessionId"], _ = json.Marshal(sid)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+// task is the task job: it queues itself on the agent, wakes it and waits
+// (without holding a worker) until the agent resolves it.
+func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p taskParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	sid, err := a.sessionFor(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if empty(p.Input) {
+		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
+	}
+	id := env.JobID().String()
+	ch := make(chan outcome, 1)
+	a.mu.Lock()
+	a.waiters[id] = ch
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.waiters, id)
+		a.mu.Unlock()
+	}()
+	eng, octx := env.Engine(), env.Context(ctx)
+	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(p.AgentID)
+		}
+		if r.Sessions[sid] == nil {
+			r.Sessions[sid] = newSession(env.Caller().DID, a.ms())
+		}
+		schema := p.ResponseSchema
+		if string(schema) == "null" {
+			schema = nil
+		}
+		r.Tasks[id] = &task{JobID: id, Input: p.Input, SessionID: sid, Status: "PENDING", ResponseSchema: schema, Created: a.ms()}
+		r.Updated = a.ms()
+		return r, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
+		return nil, err
+	}
+	env.Detach()
+	select {
+	case o := <-ch:
+		return o.output, o.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+type chatParams struct {
+	AgentID   string          `json:"agentId"`
+	Message   json.RawMessage `json:"message"`
+	SessionID string          `json:"sessionId"`
+}
+
+// chat delivers a message and waits for the cycle that consumes it.
+func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p chatParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(p.Message)) == 0 {
+		return nil, venue.Errorf(venue.EINVALID, "'message' is required: give any JSON value")
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	rec, err := live(octx, eng, p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == Suspended {
+		return nil, venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s (resume it with v/ops/agent/resume)", p.AgentID)
+	}
+	sid := a.newSessionID()
+	if p.SessionID != "" {
+		if sid, err = normSession(p.SessionID); err != nil {
+			return nil, err
+		}
+		if rec.Sessions[sid] == nil {
+			return nil, venue.Errorf(venue.ENOTFOUND, "Unknown sessionId %s on agent %s: omit sessionId to start a new session", sid, p.AgentID)
+		}
+	}
+	cw := &chatWait{msgID: a.newSessionID(), ch: make(chan outcome, 1)}
+	key := runKey(runKey(env.Caller().DID, p.AgentID), sid)
+	a.mu.Lock()
+	if a.chats[key] != nil {
+		a.mu.Unlock()
+		return nil, venue.Errorf(venue.ECONFLICT, "A chat is already in flight on session %s of agent %s: wait for its response, or use another session", sid, p.AgentID)
+	}
+	a.chats[key] = cw
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.chats, key)
+		a.mu.Unlock()
+	}()
+	if err := a.deliverMessage(octx, eng, env.Caller().DID, p.AgentID, sid, cw.msgID, p.Message, p.SessionID != ""); err != nil {
+		return nil, err
+	}
+	if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
+		return nil, err
+	}
+	env.Detach()
+	select {
+	case o := <-cw.ch:
+		if o.err != nil {
+			return nil, o.err
+		}
+		return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "response": o.output})
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// deliverMessage appends a message to a session's pending queue, minting
+// the session unless it must exist already.
+func (a *Agents) deliverMessage(ctx context.Context, eng *runtime.Engine, from, id, sid, msgID string, msg json.RawMessage, mustExist bool) error {
+	return update(ctx, eng, id, func(r *record) (*record, error) {
+		if r == nil || r.Status == Terminated {
+			return nil, notLive(id)
+		}
+		s := r.Sessions[sid]
+		if s == nil {
+			if mustExist {
+				return nil, venue.Errorf(venue.ENOTFOUND, "Unknown sessionId %s on agent %s: omit sessionId to start a new session", sid, id)
+			}
+			s = newSession(from, a.ms())
+			r.Sessions[sid] = s
+		}
+		s.Pending = append(s.Pending, envelope{ID: msgID, Message: msg, Source: from, Ts: a.ms()})
+		r.Updated = a.ms()
+		return r, nil
+	})
+}
+
+type messageParams struct {
+	AgentID   string `json:"agentId"`
+	Message   string `json:"message"`
+	SessionID string `json:"sessionId"`
+}
+
+// message delivers a message for the agent's next run, and nudges it.
+func (a *Agents) message(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p messageParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	if p.Message == "" {
+		return nil, venue.Errorf(venue.EINVALID, "'message' is required: give the message as a string")
+	}
+	sid, err := a.sessionFor(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	msg, _ := json.Marshal(p.Message)
+	if err := a.deliverMessage(octx, eng, env.Caller().DID, p.AgentID, sid, a.newSessionID(), msg, false); err != nil {
+		return nil, err
+	}
+	if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "delivered": true})
+}
+
+type triggerParams struct {
+	AgentID   string          `json:"agentId"`
+	Force     *bool           `json:"force"`
+	Wait      json.RawMessage `json:"wait"`
+	SessionID string          `json:"sessionId"`
+}
+
+// trigger runs one cycle (with force, or when there is work) and waits
+// for the loop to end, as asked.
+func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p triggerParams
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return nil, err
+	}
+	force := p.Force == nil || *p.Force
+	wait, err := waitOf(p.Wait)
+	if err != nil {
+		return nil, err
+	}
+	eng, octx := env.Engine(), env.Context(ctx)
+	rec, err := live(octx, eng, p.AgentID)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Status == Suspended {
+		return nil, venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s", p.AgentID)
+	}
+	res := map[string]any{"agentId": p.AgentID}
+	if p.SessionID != "" {
+		res["sessionId"] = p.SessionID
+	}
+	if !force && !rec.hasWork() {
+		res["status"] = rec.Status
+		return output(res)
+	}
+	r, err := a.wake(octx, eng, p.AgentID, force)
+	if err != nil {
+		return nil, err
+	}
+	if r == nil {
+		if force {
+			return nil, venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s", p.AgentID)
+		}
+		res["status"] = rec.Status
+		return output(res)
+	}
+	a.awaitRun(ctx, r, wait, res)
+	if rec, err = load(octx, eng, p.AgentID); err == nil && rec != nil {
+		res["status"] = rec.Status
+	}
+	return output(res)
+}
+
+// awaitRun waits for the run to end (up to wait) and adds its last result.
+func (a *Agents) awaitRun(ctx context.Context, r *run, wait time.Duration, res map[string]any) {
+	if wait <= 0 {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-r.done:
+	case <-t.C:
+		return
+	case <-ctx.Done():
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		res["error"] = venue.ErrorMessage(r.err)
+		return
+	}
+	if r.last != nil {
+		res["result"] = r.last
+	}
+	if r.lastTR != nil {
+		res["taskResults"] = r.lastTR
+	}
+}
+
+// waitOf reads trigger's wait: true (the default) waits until the cycle
+// ends, false not at all, a number that many ms.
+func waitOf(w json.RawMessage) (time.Duration, error) {
+	switch s := string(bytes.TrimSpace(w)); s {
+	case "", "null", "true":
+		return 10 * time.Minute, nil
+	case "false":
+		return 0, nil
+	}
+	var ms float64
+	if json.Unmarshal(w, &ms) != nil || ms < 0 {
+		return 0, venue.Errorf(venue.EINVALID, "'wait' must be true, false or a number of milliseconds, got %s", clip(string(w)))
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
+// scopeError is the failure of a framework tool called outside a run.
+func scopeError(op string) error {
+	return venue.Errorf(venue.EINVALID, "agent:%s requires task scope (agentId + taskId in RequestContext): call it as a tool of a running agent", op)
+}
+
+// resolveTask records a framework tool call (complete_task, fail_task) on
+// the task in scope of the run that called it: the transition job that is
+// this job's parent.
+func (a *Agents) resolveTask(ctx context.Context, env *runtime.Env, op string, tr taskResult) (json.RawMessage, error) {
+	parent, ok := env.Parent()
+	if !ok {
+		return nil, scopeError(op)
+	}
+	prec, err := env.Engine().Job(env.Context(ctx), parent)
+	if err != nil {
+		return nil, scopeError(op)
+	}
+	var pin struct {
+		AgentID string `json:"agentId"`
+	}
+	if json.Unmarshal(prec.Input, &pin) != nil || pin.AgentID == "" {
+		return nil, scopeError(op)
+	}
+	a.mu.Lock()
+	r := a.runs[runKey(env.Caller().DID, pin.AgentID)]
+	a.mu.Unlock()
+	if r == nil {
+		return nil, scopeError(op)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.task == "" || r.results == nil {
+		return nil, scopeError(op)
+	}
+	r.results[r.task] = tr
+	return output(map[string]any{"agentId": pin.AgentID, "taskId": r.task, "status": tr.Status})
+}
+
+func (a *Agents) completeTask(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if len(p.Result) == 0 {
+		p.Result = json.RawMessage("null")
+	}
+	return a.resolveTask(ctx, env, "completeTask", taskResult{Status: string(venue.StatusComplete), Output: p.Result})
+}
+
+func (a *Agents) failTask(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		Error string `json:"error"`
+	}
+	if err := parse(in, &p); err != nil {
+		return nil, err
+	}
+	if p.Error == "" {
+		return nil, venue.Errorf(venue.EINVALID, "'error' is required: say why the task failed")
+	}
+	msg, _ := json.Marshal(p.Error)
+	return a.resolveTask(ctx, env, "failTask", taskResult{Status: string(venue.StatusFailed), Output: msg})
+}

@@ -1,0 +1,108 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// toolOp is the part of a bridged tool's metadata that says where it runs.
+type toolOp struct {
+	Operation struct {
+		Server      string `json:"server"`
+		Remote      string `json:"remoteToolName"`
+		Bridge      string `json:"bridge"`
+		Auth        string `json:"auth"`
+		VenueSecret string `json:"venueSecret"`
+	} `json:"operation"`
+}
+
+// call runs a bridged tool (adapter mcp:call) on its server and returns
+// {"content": [...], "structuredContent": ...} as the server answered. A
+// tool result with isError fails the job with the tool's text.
+func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var meta toolOp
+	if err := json.Unmarshal(op.Meta, &meta); err != nil || meta.Operation.Remote == "" {
+		return nil, venue.Errorf(venue.EINVALID, "Operation %s is not a bridged MCP tool: its metadata needs operation.server and operation.remoteToolName", op.Path)
+	}
+	m := meta.Operation
+	u, err := NormalizeURL(m.Server)
+	if err != nil {
+		return nil, err
+	}
+	scope := ScopeUser
+	if strings.HasPrefix(op.Path, "v/ops/mcp/") {
+		scope = ScopeVenue
+	}
+	bearer, err := b.bearer(ctx, env, scope, m.Auth, m.VenueSecret)
+	if err != nil {
+		return nil, err
+	}
+	name := m.Bridge
+	if name == "" {
+		name = u
+	}
+	res, err := b.callTool(ctx, server{name: name, url: u, bearer: bearer}, m.Remote, input)
+	if err != nil {
+		return nil, err
+	}
+	if res.IsError {
+		return nil, venue.Errorf(venue.EINVALID, "MCP tool %s on %s failed: %s", m.Remote, name, clip(text(res.Content)))
+	}
+	out := map[string]any{"content": res.Content}
+	if res.Content == nil {
+		out["content"] = []mcp.Content{}
+	}
+	if res.StructuredContent != nil {
+		out["structuredContent"] = res.StructuredContent
+	}
+	return json.Marshal(out)
+}
+
+// bearer resolves a bridge's token at call time: a user-scope bridge's
+// from the caller's secrets, a venue-scope bridge's from the venue's copy.
+// Either way the job's masker learns the value. Deleting the secret ends
+// the bridge's access.
+func (b *Bridge) bearer(ctx context.Context, env *runtime.Env, scope, auth, venueSecret string) (string, error) {
+	if scope == ScopeVenue {
+		if venueSecret == "" {
+			return "", nil
+		}
+		v, err := env.VenueSecret(ctx, venueSecret)
+		if err != nil {
+			return "", venue.Errorf(venue.EINVALID, "The venue's token for this MCP bridge is gone: an admin must add the bridge again")
+		}
+		return v, nil
+	}
+	if auth == "" {
+		return "", nil
+	}
+	name, err := venue.ParseSecretRef(auth)
+	if err != nil {
+		return "", err
+	}
+	v, err := env.Secret(ctx, name)
+	if err != nil {
+		return "", venue.Errorf(venue.EINVALID, "Could not resolve auth reference s/%s: store that secret to use this MCP bridge", name)
+	}
+	return v, nil
+}
+
+// text joins the text parts of a tool result.
+func text(content []mcp.Content) string {
+	var parts []string
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	if len(parts) == 0 {
+		return "(no text)"
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,197 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+type manageInput struct {
+	Name  string `json:"name"`
+	URL   string `json:"url"`
+	Auth  string `json:"auth"`
+	Scope string `json:"scope"`
+}
+
+// bridgeOutput is what add and refresh answer.
+type bridgeOutput struct {
+	Name     string   `json:"name"`
+	Scope    string   `json:"scope"`
+	URL      string   `json:"url"`
+	Tools    []string `json:"tools"`
+	Ops      []string `json:"operations"`
+	Total    int      `json:"total"`
+	Warnings []string `json:"warnings"`
+}
+
+// add bridges a server: it checks the URL and the secret, lists the
+// server's tools and records one operation per tool.
+func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var in manageInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
+	}
+	u, err := NormalizeURL(in.URL)
+	if err != nil {
+		return nil, err
+	}
+	p, err := placeOf(ctx, env, in.Scope)
+	if err != nil {
+		return nil, err
+	}
+	r := &record{Name: in.Name, URL: u, Scope: p.scope, Auth: in.Auth, AddedBy: env.Caller().DID, Added: time.Now().UnixMilli()}
+	var warnings []string
+	if old, err := p.load(in.Name); err == nil {
+		warnings = append(warnings, fmt.Sprintf("replaced the bridge %q to %s", in.Name, old.URL))
+		r.Added = old.Added
+	}
+	bearer, err := b.addSecret(ctx, env, p, r)
+	if err != nil {
+		return nil, err
+	}
+	return b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
+}
+
+// addSecret resolves the caller's secret named by r.Auth. For scope venue
+// it copies the value into the venue's own secrets, since the tools are
+// then called by everyone, not by the adder.
+func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *record) (string, error) {
+	if r.Auth == "" {
+		return "", nil
+	}
+	name, err := venue.ParseSecretRef(r.Auth)
+	if err != nil {
+		return "", err
+	}
+	r.Auth = "s/" + name
+	v, err := env.Secret(ctx, name)
+	if err != nil {
+		return "", venue.Errorf(venue.EINVALID, "Could not resolve auth reference %s: store the token first (PUT /api/v1/secrets/%s)", r.Auth, name)
+	}
+	if p.scope == ScopeVenue {
+		r.VenueSecret = "mcp-" + r.Name
+		if err := p.e.PutSecret(p.ctx, r.VenueSecret, v); err != nil {
+			return "", err
+		}
+	}
+	return v, nil
+}
+
+// refresh lists a bridged server's tools again.
+func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var in manageInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
+	}
+	p, err := placeOf(ctx, env, in.Scope)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.load(in.Name)
+	if err != nil {
+		return nil, err
+	}
+	bearer, err := b.bearer(ctx, env, p.scope, r.Auth, r.VenueSecret)
+	if err != nil {
+		return nil, err
+	}
+	return b.sync(ctx, p, r, server{name: r.Name, url: r.URL, bearer: bearer}, nil)
+}
+
+// sync lists the server's tools and saves them as operations of r.
+func (b *Bridge) sync(ctx context.Context, p *place, r *record, s server, warnings []string) (json.RawMessage, error) {
+	tools, err := b.listTools(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	out := bridgeOutput{Name: r.Name, Scope: p.scope, URL: r.URL, Tools: []string{}, Ops: []string{}, Warnings: warnings}
+	metas := map[string]json.RawMessage{}
+	r.Tools = nil
+	for _, t := range tools {
+		seg := segment(t.Name)
+		if _, dup := metas[seg]; dup || t.Name == "" {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("skipped tool %q: its name clashes with another tool's", clip(t.Name)))
+			continue
+		}
+		meta, warn := b.toolMeta(p, r, seg, t)
+		if warn != "" {
+			out.Warnings = append(out.Warnings, warn)
+		}
+		metas[seg] = meta
+		r.Tools = append(r.Tools, seg)
+		out.Tools = append(out.Tools, toolName(r.Name, seg))
+		out.Ops = append(out.Ops, p.ref(r.Name, seg))
+	}
+	r.Refreshed = time.Now().UnixMilli()
+	if err := p.save(r, metas); err != nil {
+		return nil, err
+	}
+	out.Total = len(out.Tools)
+	if out.Warnings == nil {
+		out.Warnings = []string{}
+	}
+	return json.Marshal(out)
+}
+
+// toolMeta is the operation metadata of one bridged tool. Its schema is
+// the server's, unless the venue cannot compile it: then any object is
+// accepted and the server judges the arguments.
+func (b *Bridge) toolMeta(p *place, r *record, seg string, t *mcp.Tool) (json.RawMessage, string) {
+	input, warn := json.RawMessage(`{"type":"object"}`), ""
+	if raw, err := json.Marshal(t.InputSchema); err == nil && string(raw) != "null" {
+		if _, err := runtime.CompileSchema(p.ref(r.Name, seg), raw); err == nil {
+			input = raw
+		} else {
+			warn = fmt.Sprintf("tool %q: its input schema does not compile here (%s); arguments go unchecked to the server", clip(t.Name), clip(venue.ErrorMessage(err)))
+		}
+	}
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	if title == "" {
+		title = t.Name
+	}
+	op := map[string]any{"adapter": "mcp:call", "toolName": toolName(r.Name, seg), "input": input,
+		"server": r.URL, "remoteToolName": t.Name, "bridge": r.Name, "scope": p.scope}
+	if r.Auth != "" && p.scope == ScopeUser {
+		op["auth"] = r.Auth
+	}
+	if r.VenueSecret != "" {
+		op["venueSecret"] = r.VenueSecret
+	}
+	meta, _ := json.Marshal(map[string]any{"name": title, "description": t.Description, "operation": op})
+	return meta, warn
+}
+
+// remove drops a bridge, its tools and, for scope venue, the venue's copy
+// of its secret.
+func (b *Bridge) remove(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var in manageInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
+	}
+	p, err := placeOf(ctx, env, in.Scope)
+	if err != nil {
+		return nil, err
+	}
+	r, err := p.load(in.Name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.drop(in.Name); err != nil {
+		return nil, err
+	}
+	if r.VenueSecret != "" {
+		if err := p.e.DeleteSecret(p.ctx, r.VenueSecret); err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
+			return nil, err
+		}
+	}
+	return json.Marshal(map[string]any{"name": in.Name, "scope": p.scope, "removed": true})
+}

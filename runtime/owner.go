@@ -1,0 +1,42 @@
+package runtime
+
+import (
+	"context"
+	"strings"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// callerFor returns whose namespace path is in, and the parsed path, once
+// the request's caller is allowed ability can there. A plain path ("w/notes")
+// is in the caller's own namespace. A path qualified by a DID
+// ("did:key:z6Mk.../w/notes") is in that DID's, and needs a grant of can on
+// it (a UCAN the owner issued); the caller returned is then the owner, so
+// the read or write lands in the owner's namespace and nowhere else.
+// Returns EINVALID for a malformed path and EFORBIDDEN (EUNAUTHORIZED for
+// anonymous callers) without the capability, whether or not anything is
+// there.
+func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller, venue.Path, error) {
+	c, err := e.caller(ctx)
+	if err != nil {
+		return c, venue.Path{}, err
+	}
+	owner, rel := c.DID, path
+	if strings.HasPrefix(path, "did:") {
+		owner, rel, _ = strings.Cut(path, "/")
+	}
+	p, err := venue.ParsePath(rel)
+	if err != nil {
+		return c, p, err
+	}
+	if ns := p.Namespace(); can == venue.AbilityRead && (ns == venue.NSVenue || ns == venue.NSAssets) {
+		return c, p, nil // shared by the venue: readable by all
+	}
+	if owner == c.DID {
+		return c, p, e.authorizeOwn(ctx, c, can, p.String())
+	}
+	if err := e.Authorize(ctx, owner+"/"+p.String(), can); err != nil {
+		return c, p, err
+	}
+	return venue.Caller{DID: owner}, p, nil
+}

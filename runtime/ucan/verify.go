@@ -1,0 +1,191 @@
+package ucan
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Verifier checks UCAN chains. The zero value verifies did:key issuers at
+// the current time.
+type Verifier struct {
+	Now func() time.Time // nil means time.Now
+	// Key returns the Ed25519 key of a DID that is not a did:key (the
+	// venue's own did:web, which may be the root of venue-wide grants).
+	// Nil, or an error, means only did:key issuers are known.
+	Key func(did string) (ed25519.PublicKey, error)
+	// Leeway is the clock skew forgiven on exp and nbf; default 30 s.
+	Leeway time.Duration
+}
+
+// Token is a verified UCAN.
+type Token struct {
+	Issuer, Audience string
+	Grants           []venue.Capability // every grant proven
+	Expires          time.Time
+}
+
+// Verify checks token as presented to audience: its signature, time window,
+// audience and every link of its proof chain. Returns EINVALID for a token
+// that is not a UCAN at all and EFORBIDDEN for one that fails a check, each
+// saying which.
+func (v *Verifier) Verify(token, audience string) (*Token, error) {
+	budget := MaxTokens
+	c, err := v.verify(token, audience, 0, &budget)
+	if err != nil {
+		return nil, err
+	}
+	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time}, nil
+}
+
+func (v *Verifier) verify(token, audience string, depth int, budget *int) (*Claims, error) {
+	switch {
+	case depth > MaxDepth:
+		return nil, refuse("delegation chain is longer than %d links", MaxDepth)
+	case *budget <= 0:
+		return nil, refuse("proof chain holds more than %d tokens", MaxTokens)
+	case len(token) > MaxTokenBytes:
+		return nil, venue.Errorf(venue.EINVALID, "UCAN is %d bytes; the limit is %d", len(token), MaxTokenBytes)
+	}
+	*budget--
+	c, err := v.parse(token)
+	if err != nil {
+		return nil, err
+	}
+	if audience != "" && c.Audience != audience {
+		if depth == 0 {
+			return nil, refuse("its audience is %s, not %s: it was issued to someone else", clip(c.Audience), clip(audience))
+		}
+		return nil, refuse("broken link: a proof's audience is %s, but the token it proves was issued by %s", clip(c.Audience), clip(audience))
+	}
+	proofs := make([]*Claims, 0, len(c.Prf))
+	for _, p := range c.Prf {
+		pc, err := v.verify(p, c.Issuer, depth+1, budget)
+		if err != nil {
+			return nil, err
+		}
+		if pc.Expires.Before(c.Expires.Time) {
+			return nil, refuse("it outlives its proof from %s, which expires at %s", clip(pc.Issuer), pc.Expires.UTC().Format(time.RFC3339))
+		}
+		proofs = append(proofs, pc)
+	}
+	for _, g := range c.Att {
+		if !proven(g, c.Issuer, proofs) {
+			return nil, refuse("widened capability: %s issued {with: %s, can: %s} without owning it or holding a proof that grants it",
+				clip(c.Issuer), clip(g.With), clip(g.Can))
+		}
+	}
+	return c, nil
+}
+
+// proven reports whether issuer may grant g: it owns the resource, or a
+// proof grants it at least as much.
+func proven(g venue.Capability, issuer string, proofs []*Claims) bool {
+	if venue.Owner(g.With) == issuer {
+		return true
+	}
+	for _, p := range proofs {
+		for _, pg := range p.Att {
+			if pg.CoversCapability(g) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// parse checks one token's form, signature and time window.
+func (v *Verifier) parse(token string) (*Claims, error) {
+	now := time.Now
+	if v.Now != nil {
+		now = v.Now
+	}
+	leeway := v.Leeway
+	if leeway == 0 {
+		leeway = 30 * time.Second
+	}
+	p := jwt.NewParser(jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithExpirationRequired(),
+		jwt.WithLeeway(leeway), jwt.WithTimeFunc(now))
+	c := &Claims{}
+	_, err := p.ParseWithClaims(token, c, v.keyOf)
+	if err != nil {
+		return nil, parseError(err)
+	}
+	if err := checkClaims(c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (v *Verifier) keyOf(t *jwt.Token) (any, error) {
+	c := t.Claims.(*Claims)
+	if strings.HasPrefix(c.Issuer, "did:key:") {
+		return venue.ParseDIDKey(c.Issuer)
+	}
+	if v.Key != nil && c.Issuer != "" {
+		return v.Key(c.Issuer)
+	}
+	return nil, fmt.Errorf("issuer %q is not a did:key this venue can verify", clip(c.Issuer))
+}
+
+func checkClaims(c *Claims) error {
+	switch {
+	case c.Audience == "":
+		return venue.Errorf(venue.EINVALID, "UCAN has no aud: name the DID it is issued to")
+	case len(c.Att) == 0:
+		return venue.Errorf(venue.EINVALID, "UCAN grants nothing: att must list at least one {with, can}")
+	case len(c.Att) > MaxGrants:
+		return venue.Errorf(venue.EINVALID, "UCAN lists %d grants; the limit is %d", len(c.Att), MaxGrants)
+	case len(c.Prf) > MaxProofs:
+		return venue.Errorf(venue.EINVALID, "UCAN lists %d proofs; the limit is %d", len(c.Prf), MaxProofs)
+	}
+	for _, g := range c.Att {
+		if !strings.HasPrefix(g.With, "did:") || g.Can == "" {
+			return venue.Errorf(venue.EINVALID, "UCAN grant {with: %s, can: %s} must name a DID-qualified resource and an ability", clip(g.With), clip(g.Can))
+		}
+	}
+	return nil
+}
+
+// parseError words a jwt failure: malformed tokens are EINVALID, tokens
+// that fail a check are EFORBIDDEN.
+func parseError(err error) error {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed), errors.Is(err, jwt.ErrTokenUnverifiable) && !errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return venue.Errorf(venue.EINVALID, "UCAN is not a well-formed EdDSA JWT: %s", reason(err))
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return refuse("it has expired")
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return venue.Errorf(venue.EINVALID, "UCAN has no exp: give it an expiry")
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return refuse("it is not valid yet (nbf)")
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
+		return refuse("its signature does not match its issuer's key")
+	}
+	return refuse("%s", reason(err))
+}
+
+func reason(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		msg = msg[i+2:]
+	}
+	return clip(msg)
+}
+
+func refuse(format string, args ...any) error {
+	return venue.Errorf(venue.EFORBIDDEN, "UCAN refused: "+format, args...)
+}
+
+func clip(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}

@@ -1,0 +1,121 @@
+package ucan
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+type party struct {
+	did string
+	key ed25519.PrivateKey
+}
+
+func newParty(t testing.TB) party {
+	pub, key, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return party{venue.DIDKey(pub), key}
+}
+
+func (p party) issue(t testing.TB, aud string, att []venue.Capability, prf []string, exp time.Time) string {
+	tok, err := Issue(p.key, p.did, aud, att, prf, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestVerifier_Verify(t *testing.T) {
+	alice, bob, carol, mallory := newParty(t), newParty(t), newParty(t), newParty(t)
+	hour := time.Now().Add(time.Hour)
+	read := []venue.Capability{{With: alice.did + "/w/notes", Can: "crud/read"}}
+	root := alice.issue(t, bob.did, read, nil, hour)
+	all := alice.issue(t, bob.did, []venue.Capability{{With: alice.did + "/w", Can: "crud"}}, nil, hour)
+	v := &Verifier{}
+	for _, tc := range []struct {
+		name     string
+		token    string
+		aud      string
+		wantCode string
+		wantMsg  string
+	}{
+		{"owner grants own resource", root, bob.did, "", ""},
+		{"delegation narrows", bob.issue(t, carol.did, []venue.Capability{{With: alice.did + "/w/notes/today", Can: "crud/read"}}, []string{all}, hour), carol.did, "", ""},
+		{"ability prefix covers", bob.issue(t, carol.did, []venue.Capability{{With: alice.did + "/w/x", Can: "crud/write"}}, []string{all}, hour), carol.did, "", ""},
+		{"issued to someone else", root, carol.did, venue.EFORBIDDEN, "issued to someone else"},
+		{"expired", alice.issue(t, bob.did, read, nil, time.Now().Add(-time.Hour)), bob.did, venue.EFORBIDDEN, "expired"},
+		{"widened ability", bob.issue(t, carol.did, []venue.Capability{{With: alice.did + "/w/notes", Can: "crud/write"}}, []string{root}, hour), carol.did, venue.EFORBIDDEN, "widened capability"},
+		{"widened resource", bob.issue(t, carol.did, []venue.Capability{{With: alice.did + "/w", Can: "crud/read"}}, []string{root}, hour), carol.did, venue.EFORBIDDEN, "widened capability"},
+		{"sibling prefix is not a parent", bob.issue(t, carol.did, []venue.Capability{{With: alice.did + "/w/notes2", Can: "crud/read"}}, []string{root}, hour), carol.did, venue.EFORBIDDEN, "widened capability"},
+		{"no proof for another's resource", mallory.issue(t, carol.did, read, nil, hour), carol.did, venue.EFORBIDDEN, "widened capability"},
+		{"broken link", carol.issue(t, mallory.did, read, []string{root}, hour), mallory.did, venue.EFORBIDDEN, "broken link"},
+		{"outlives its proof", bob.issue(t, carol.did, read, []string{alice.issue(t, bob.did, read, nil, time.Now().Add(time.Minute))}, hour), carol.did, venue.EFORBIDDEN, "outlives"},
+		{"wrongly signed", resign(t, root, mallory.key), bob.did, venue.EFORBIDDEN, "signature"},
+		{"malformed", "not.a.jwt", bob.did, venue.EINVALID, "well-formed"},
+		{"empty", "", bob.did, venue.EINVALID, "well-formed"},
+		{"grants nothing", alice.issue(t, bob.did, nil, nil, hour), bob.did, venue.EINVALID, "grants nothing"},
+		{"bad proof fails the chain", bob.issue(t, carol.did, read, []string{"garbage"}, hour), carol.did, venue.EINVALID, "well-formed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tok, err := v.Verify(tc.token, tc.aud)
+			if venue.ErrorCode(err) != tc.wantCode && !(tc.wantCode == "" && err == nil) {
+				t.Fatalf("err = %v, want code %q", err, tc.wantCode)
+			}
+			if err != nil && !strings.Contains(err.Error(), tc.wantMsg) {
+				t.Fatalf("err = %v, want it to say %q", err, tc.wantMsg)
+			}
+			if err == nil && len(tok.Grants) == 0 {
+				t.Fatal("no grants")
+			}
+		})
+	}
+}
+
+func TestVerifier_ChainDepth(t *testing.T) {
+	hour := time.Now().Add(time.Hour)
+	parties := make([]party, MaxDepth+3)
+	for i := range parties {
+		parties[i] = newParty(t)
+	}
+	att := []venue.Capability{{With: parties[0].did + "/w", Can: "crud/read"}}
+	tok := parties[0].issue(t, parties[1].did, att, nil, hour)
+	for i := 1; i < len(parties)-1; i++ {
+		tok = parties[i].issue(t, parties[i+1].did, att, []string{tok}, hour)
+	}
+	_, err := (&Verifier{}).Verify(tok, parties[len(parties)-1].did)
+	if venue.ErrorCode(err) != venue.EFORBIDDEN || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// resign replaces a token's signature with one by another key.
+func resign(t *testing.T, tok string, key ed25519.PrivateKey) string {
+	i := strings.LastIndexByte(tok, '.')
+	other := newParty(t)
+	forged, _ := Issue(key, other.did, "x", []venue.Capability{{With: other.did, Can: "*"}}, nil, time.Now().Add(time.Hour))
+	return tok[:i] + forged[strings.LastIndexByte(forged, '.'):]
+}
+
+func FuzzVerify(f *testing.F) {
+	alice, bob := newParty(f), newParty(f)
+	f.Add(alice.issue(f, bob.did, []venue.Capability{{With: alice.did + "/w", Can: "crud"}}, nil, time.Now().Add(time.Hour)))
+	f.Add("eyJhbGciOiJFZERTQSJ9.e30.")
+	f.Add("a.b.c")
+	f.Add("")
+	v := &Verifier{}
+	f.Fuzz(func(t *testing.T, tok string) {
+		got, err := v.Verify(tok, bob.did)
+		if err == nil && got.Issuer == "" {
+			t.Fatal("verified a token without an issuer")
+		}
+		if err != nil && venue.ErrorCode(err) != venue.EINVALID && venue.ErrorCode(err) != venue.EFORBIDDEN {
+			t.Fatalf("uncoded error %v", err)
+		}
+	})
+}
