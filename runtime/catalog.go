@@ -18,6 +18,10 @@ import (
 type CatalogEntry struct {
 	Path string
 	Meta json.RawMessage
+	// Value marks a plain read-only value of the v namespace (an agent
+	// template at v/agents/templates/<name>), served by the lattice reads
+	// but not an operation.
+	Value bool
 }
 
 // catalog holds the venue's own operations, immutable after New.
@@ -48,6 +52,12 @@ func (c *catalog) add(en CatalogEntry) error {
 	p, err := venue.ParsePath(en.Path)
 	if err != nil || p.Namespace() != venue.NSVenue || len(p.Segments) < 3 {
 		return fmt.Errorf("catalog entry path %q must be v/<group>/.../<op>", en.Path)
+	}
+	if en.Value {
+		if !json.Valid(en.Meta) {
+			return fmt.Errorf("catalog value %s is not JSON", en.Path)
+		}
+		return c.plant(p.Segments[1:], en.Meta)
 	}
 	op, err := venue.ParseOperation(en.Path, en.Meta)
 	if err != nil {

@@ -55,6 +55,12 @@ func (env *Env) Context(ctx context.Context) context.Context {
 // the job so that it is masked wherever it would appear in the job's record.
 // Returns ENOTFOUND if the caller has no such secret.
 func (env *Env) Secret(ctx context.Context, name string) (string, error) {
+	if c := env.j.caller; c.Bound() != nil {
+		// An agent confined to its caps uses only the secrets they cover.
+		if err := env.e.Authorize(venue.WithCaller(ctx, c), c.DID+"/"+venue.NSSecrets+"/"+name, venue.AbilityRead); err != nil {
+			return "", err
+		}
+	}
 	v, err := env.e.openSecret(ctx, env.j.caller.DID, name)
 	if err != nil {
 		return "", err

@@ -16,6 +16,7 @@ func (m *Main) addAgents(o *operations) error {
 		}
 		o.catalog = append(o.catalog, entries...)
 	}
+	o.catalog = append(o.catalog, agent.TemplateEntries()...)
 	agents := agent.New(agent.Config{SingleNode: m.store.Dialect() == "sqlite"})
 	for fam, ex := range agents.Executors() {
 		o.execs[fam] = ex

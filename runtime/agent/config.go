@@ -25,6 +25,19 @@ func Templates() []string {
 	return names
 }
 
+// TemplateEntries returns the shipped templates as values of the v
+// namespace, at v/agents/templates/<name>, so the lattice reads serve them.
+func TemplateEntries() []runtime.CatalogEntry {
+	var out []runtime.CatalogEntry
+	for _, name := range Templates() {
+		t, _ := template(name)
+		var b bytes.Buffer
+		json.Compact(&b, t)
+		out = append(out, runtime.CatalogEntry{Path: "v/agents/templates/" + name, Meta: b.Bytes(), Value: true})
+	}
+	return out
+}
+
 // template returns a shipped template's config.
 func template(name string) (json.RawMessage, bool) {
 	if name == "" || strings.ContainsAny(name, "/\\.") {

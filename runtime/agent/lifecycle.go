@@ -14,6 +14,7 @@ type createParams struct {
 	Config     json.RawMessage `json:"config"`
 	Definition json.RawMessage `json:"definition"` // the reference venue's older name for config
 	State      json.RawMessage `json:"state"`
+	Caps       json.RawMessage `json:"caps"`
 	Overwrite  bool            `json:"overwrite"`
 }
 
@@ -46,6 +47,10 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 	if err != nil {
 		return nil, err
 	}
+	caps, err := capsFor(octx, eng, env.Caller().DID, p.Caps)
+	if err != nil {
+		return nil, err
+	}
 	created, updated, status := false, false, Sleeping
 	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
 		created, updated = false, false
@@ -56,14 +61,14 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 		case r != nil && r.Status == Running:
 			return nil, venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: currently RUNNING. Wait for the active transition to finish, or call agent:cancelTask first.", p.AgentID)
 		case r != nil && r.Status != Terminated:
-			r.Config, r.Updated, updated, status = cfg, a.ms(), true, r.Status
+			r.Config, r.Caps, r.Updated, updated, status = cfg, caps, a.ms(), true, r.Status
 			if len(p.State) > 0 {
 				r.State = p.State
 			}
 			return r, nil
 		}
 		created, status = true, Sleeping
-		return &record{Status: Sleeping, Config: cfg, State: p.State, Tasks: map[string]*task{},
+		return &record{Status: Sleeping, Config: cfg, State: p.State, Caps: caps, Tasks: map[string]*task{},
 			Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}, nil
 	})
 	if err != nil {
@@ -77,6 +82,7 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 		AgentID string          `json:"agentId"`
 		Config  map[string]any  `json:"config"`
 		State   json.RawMessage `json:"state"`
+		Caps    json.RawMessage `json:"caps"`
 	}
 	if err := parse(in, &p); err != nil {
 		return nil, err
@@ -84,13 +90,30 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 	if err := checkAgentID("agentId", p.AgentID); err != nil {
 		return nil, err
 	}
-	if p.Config == nil && len(p.State) == 0 {
-		return nil, venue.Errorf(venue.EINVALID, "At least one of 'config' or 'state' must be provided")
+	if p.Config == nil && len(p.State) == 0 && len(p.Caps) == 0 {
+		return nil, venue.Errorf(venue.EINVALID, "At least one of 'config' or 'state' must be provided (or 'caps')")
+	}
+	var caps []venue.Capability
+	if len(p.Caps) > 0 {
+		// Replacing caps is granting them anew: the same check as create.
+		var err error
+		if caps, err = parseCaps(env.Caller().DID, p.Caps); err == nil && caps == nil {
+			err = venue.Errorf(venue.EINVALID, "caps must be a list of {\"with\", \"can\"}; to restore the default give [{\"with\": \"%s\", \"can\": \"*\"}]", env.Caller().DID)
+		}
+		if err == nil {
+			caps, err = checkHeld(env.Context(ctx), env.Engine(), env.Caller().DID, caps)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	status := ""
 	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
+		}
+		if caps != nil {
+			r.Caps = caps
 		}
 		maps.Copy(r.Config, p.Config)
 		if len(p.State) > 0 {
@@ -146,7 +169,12 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		}
 		maps.Copy(cfg, over)
 	}
-	n := &record{Status: Sleeping, Config: cfg, State: src.State, Tasks: map[string]*task{},
+	// The fork holds the source's caps, which its creator must hold too.
+	caps, err := checkHeld(octx, eng, env.Caller().DID, src.Caps)
+	if err != nil {
+		return nil, err
+	}
+	n := &record{Status: Sleeping, Config: cfg, State: src.State, Caps: caps, Tasks: map[string]*task{},
 		Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}
 	if p.IncludeTimeline {
 		n.Timeline = src.Timeline
@@ -313,7 +341,11 @@ func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if r == nil {
 		return nil, notFound(p.AgentID)
 	}
-	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config,
+	caps := r.Caps
+	if caps == nil {
+		caps = defaultCaps(env.Caller().DID)
+	}
+	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": caps,
 		"tasks": len(r.Tasks), "timelineLength": len(r.Timeline), "error": r.Error})
 }
 
@@ -380,7 +412,8 @@ func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime
 		w.tasks = []*task{{JobID: "0x00000000000000000000000000000000", Input: p.Task, SessionID: w.sid, Status: "PENDING"}}
 	}
 	op := opOf(r.Config)
-	out, _, err := callTransition(octx, eng, op, transitionInput(p.AgentID, r, w, true))
+	owner := plainOwner(env.Caller())
+	out, _, err := callTransition(venue.WithCaller(ctx, owner), eng, agentCaller(owner, r.Caps, r.Config), op, transitionInput(p.AgentID, r, w, true))
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Transition %s cannot show its context: %s", op, venue.ErrorMessage(err))
 	}

@@ -50,7 +50,7 @@ func (a *Agents) wake(ctx context.Context, eng *runtime.Engine, id string, force
 		a.mu.Unlock()
 		return r, nil
 	}
-	r := &run{key: key, id: id, caller: c, eng: eng, done: make(chan struct{}), force: force}
+	r := &run{key: key, id: id, caller: plainOwner(c), eng: eng, done: make(chan struct{}), force: force}
 	a.runs[key] = r
 	a.mu.Unlock()
 	started, err := a.claim(ctx, eng, id, force)
@@ -169,7 +169,7 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 		r.task = w.tasks[0].JobID
 	}
 	r.mu.Unlock()
-	out, jobID, err := callTransition(ctx, r.eng, opOf(rec.Config), in)
+	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config), opOf(rec.Config), in)
 	r.mu.Lock()
 	tool := r.results
 	r.task, r.results = "", nil
@@ -212,10 +212,11 @@ func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
 	a.answerChat(r, w, outcome{err: venue.Errorf(venue.EINVALID, "Agent %s failed and is suspended: %s", r.id, msg)})
 }
 
-// callTransition invokes the transition operation as the owner and waits
-// for it to end.
-func callTransition(ctx context.Context, eng *runtime.Engine, op string, in json.RawMessage) (json.RawMessage, venue.JobID, error) {
-	rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: op, Input: in})
+// callTransition invokes the transition operation as the agent (its owner
+// confined to its caps) and waits for it to end; ctx carries the owner,
+// who awaits the job.
+func callTransition(ctx context.Context, eng *runtime.Engine, as venue.Caller, op string, in json.RawMessage) (json.RawMessage, venue.JobID, error) {
+	rec, err := eng.Invoke(venue.WithCaller(ctx, as), runtime.InvokeRequest{Operation: op, Input: in, Wait: time.Minute})
 	if err != nil {
 		return nil, venue.JobID{}, err
 	}

@@ -136,6 +136,7 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 		Skillset  string            `json:"skillset"`
 		Overwrite bool              `json:"overwrite"`
 		State     json.RawMessage   `json:"state"`
+		Caps      json.RawMessage   `json:"caps"`
 	}
 	var extra map[string]any
 	if err := parse(in, &p); err != nil {
@@ -153,6 +154,10 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
+	caps, err := skillCaps(ctx, env, p.Caps, set)
+	if err != nil {
+		return nil, err
+	}
 	var done []*imported
 	var paths []string
 	for i, s := range p.Skills {
@@ -166,12 +171,12 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 		}
 		done, paths = append(done, im), append(paths, im.Path)
 	}
-	for _, k := range []string{"agentId", "skills", "skillset", "overwrite", "state"} {
+	for _, k := range []string{"agentId", "skills", "skillset", "overwrite", "state", "caps"} {
 		delete(extra, k)
 	}
 	extra["skills"] = paths
 	cfg, _ := json.Marshal(extra)
-	out, err := a.createAgent(ctx, env, createParams{AgentID: p.AgentID, Config: cfg, State: p.State, Overwrite: p.Overwrite})
+	out, err := a.createAgent(ctx, env, createParams{AgentID: p.AgentID, Config: cfg, State: p.State, Caps: caps, Overwrite: p.Overwrite})
 	if err != nil {
 		return nil, err
 	}
@@ -193,4 +198,23 @@ func skillItem(raw json.RawMessage) (importParams, error) {
 		return p, venue.Errorf(venue.EINVALID, "each skill is {\"text\": SKILL.md} or a reference string")
 	}
 	return p, nil
+}
+
+// skillCaps checks from-skills' caps up front (so that a refused caller
+// changes nothing) and, when caps are given, adds reading the skillset:
+// an agent made from skills must be able to read them.
+func skillCaps(ctx context.Context, env *runtime.Env, raw json.RawMessage, set string) (json.RawMessage, error) {
+	owner := env.Caller().DID
+	caps, err := parseCaps(owner, raw)
+	if err != nil || caps == nil {
+		if err == nil {
+			_, err = checkHeld(env.Context(ctx), env.Engine(), owner, nil)
+		}
+		return raw, err
+	}
+	caps = append(caps, venue.Capability{With: owner + "/" + set, Can: venue.AbilityRead})
+	if _, err := checkHeld(env.Context(ctx), env.Engine(), owner, caps); err != nil {
+		return nil, err
+	}
+	return json.Marshal(caps)
 }

@@ -34,6 +34,11 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	if empty(p.Input) {
 		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty: give the task as a JSON value, e.g. {\"question\": \"...\"}")
 	}
+	if len(p.ResponseSchema) > 0 && string(p.ResponseSchema) != "null" {
+		if _, err := runtime.CompileSchema("responseSchema", p.ResponseSchema); err != nil {
+			return nil, err
+		}
+	}
 	eng, octx := env.Engine(), env.Context(ctx)
 	if _, err := live(octx, eng, p.AgentID); err != nil {
 		return nil, err
@@ -389,7 +394,9 @@ func (a *Agents) resolveTask(ctx context.Context, env *runtime.Env, op string, t
 	if !ok {
 		return nil, scopeError(op)
 	}
-	prec, err := env.Engine().Job(env.Context(ctx), parent)
+	// The parent's record is read by the framework for the owner: the
+	// agent calling this tool need hold no read on the owner's jobs.
+	prec, err := env.Engine().Job(venue.WithCaller(ctx, plainOwner(env.Caller())), parent)
 	if err != nil {
 		return nil, scopeError(op)
 	}

@@ -82,6 +82,11 @@ type prepared struct {
 	refs    map[string]string // tool name → operation reference
 	task    string
 	schema  json.RawMessage
+	check   schemaCheck // compiled schema; nil without one
+	// violations counts answers that broke the schema; failure is set
+	// when the second ends the turn.
+	violations int
+	failure    error
 }
 
 // transition is llmagent:chat.
@@ -95,8 +100,12 @@ func transition(ctx context.Context, in json.RawMessage, env *runtime.Env) (json
 		return nil, err
 	}
 	if p.Inspect {
-		return json.Marshal(map[string]any{"systemPrompt": pr.req.System, "contextEntries": pr.entries,
-			"tools": pr.req.Tools, "messages": pr.req.Messages, "model": pr.req.Model, "provider": cmp(pr.req.Provider, "openai")})
+		out := map[string]any{"systemPrompt": pr.req.System, "contextEntries": pr.entries,
+			"tools": pr.req.Tools, "messages": pr.req.Messages, "model": pr.req.Model, "provider": cmp(pr.req.Provider, "openai")}
+		if pr.check != nil {
+			out["responseSchema"] = pr.schema
+		}
+		return json.Marshal(out)
 	}
 	result, results, err := converse(ctx, env, &p, pr)
 	if err != nil {
@@ -119,7 +128,11 @@ func prepare(ctx context.Context, env *runtime.Env, p *input) (*prepared, error)
 	sys.WriteString(c.SystemPrompt)
 	for _, path := range c.Skills {
 		res, err := env.Read(ctx, path, 0)
-		if err != nil || !res.Exists {
+		if err != nil {
+			// Most likely caps that do not let the agent read its skill.
+			return nil, venue.Errorf(venue.ErrorCode(err), "Skill %s of the agent's config: %s", path, venue.ErrorMessage(err))
+		}
+		if !res.Exists {
 			continue
 		}
 		var sk struct {
@@ -150,7 +163,10 @@ func prepare(ctx context.Context, env *runtime.Env, p *input) (*prepared, error)
 		sys.WriteString("\n\nYou are working on a task. When it is done call complete_task with the result; if it cannot be done call fail_task saying why.")
 		pr.req.Messages = append(pr.req.Messages, Message{Role: "user", Content: "Task " + t.JobID + ":\n" + text(t.Input)})
 	}
-	if len(pr.schema) > 0 {
+	if err := pr.compileSchema(); err != nil {
+		return nil, err
+	}
+	if pr.check != nil {
 		pr.req.ResponseSchema = pr.schema
 	}
 	pr.req.System = sys.String()
@@ -204,6 +220,9 @@ func text(v json.RawMessage) string {
 }
 
 // converse runs the tool-call loop until the model answers without tools.
+// An answer that breaks the response schema is sent back once with the
+// violation; a second one ends the turn: the task in scope fails with the
+// violation, or, without a task, the transition fails.
 func converse(ctx context.Context, env *runtime.Env, p *input, pr *prepared) (json.RawMessage, map[string]any, error) {
 	results := map[string]any{}
 	rounds := p.Config.MaxToolRounds
@@ -216,15 +235,37 @@ func converse(ctx context.Context, env *runtime.Env, p *input, pr *prepared) (js
 			return nil, nil, err
 		}
 		if len(resp.ToolCalls) == 0 {
-			return finish(resp.Content, pr, results)
+			result, violation := pr.parseAnswer(resp.Content)
+			if violation == "" || (pr.task != "" && results[pr.task] != nil) {
+				return finish(result, pr, results)
+			}
+			retry, err := pr.violated(violation)
+			if err != nil {
+				return pr.failTurn(err, results)
+			}
+			pr.req.Messages = append(pr.req.Messages, Message{Role: "assistant", Content: resp.Content}, Message{Role: "user", Content: retry})
+			continue
 		}
 		pr.req.Messages = append(pr.req.Messages, Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls})
 		for _, tc := range resp.ToolCalls {
 			out := callTool(ctx, env, pr, tc, results)
+			if pr.failure != nil {
+				return pr.failTurn(pr.failure, results)
+			}
 			pr.req.Messages = append(pr.req.Messages, Message{Role: "tool", ToolCallID: tc.ID, Content: out})
 		}
 	}
 	return nil, nil, venue.Errorf(venue.EINVALID, "The model was still calling tools after %d rounds; raise maxToolRounds or simplify the task", rounds)
+}
+
+// failTurn ends a turn on err: the task in scope fails with it; without
+// a task the transition fails.
+func (pr *prepared) failTurn(err error, results map[string]any) (json.RawMessage, map[string]any, error) {
+	if pr.task == "" {
+		return nil, nil, err
+	}
+	results[pr.task] = map[string]any{"status": "FAILED", "output": venue.ErrorMessage(err)}
+	return json.RawMessage("null"), results, nil
 }
 
 // ask calls the model directly, or through the agent's own llmOperation.
@@ -236,8 +277,12 @@ func ask(ctx context.Context, env *runtime.Env, llmOp string, req *Request) (*Re
 	parent := env.JobID()
 	eng := env.Engine()
 	rec, err := eng.Invoke(env.Context(ctx), runtime.InvokeRequest{Operation: llmOp, Input: in, Parent: &parent, Wait: 10 * time.Minute})
+	// The transition awaits its own child as the plain owner: an agent
+	// confined to its caps need hold no read on the owner's jobs for that.
+	c := env.Caller()
+	owner := venue.WithCaller(ctx, venue.Caller{DID: c.DID, Anonymous: c.Anonymous})
 	for err == nil && !rec.Status.Terminal() {
-		rec, err = eng.Await(env.Context(ctx), rec.ID, time.Minute)
+		rec, err = eng.Await(owner, rec.ID, time.Minute)
 	}
 	if err != nil {
 		return nil, err
@@ -263,6 +308,11 @@ func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, 
 		ref = "v/ops/agent/fail-task"
 	case !ok:
 		return "Error: tool " + tc.Name + " is not granted to this agent"
+	}
+	if tc.Name == completeTool && pr.check != nil {
+		if msg, ok := pr.checkResult(tc.Arguments); !ok {
+			return msg
+		}
 	}
 	parent := env.JobID()
 	eng := env.Engine()
@@ -290,28 +340,34 @@ func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, 
 	return string(rec.Output)
 }
 
-// finish turns the model's last answer into the result: JSON when a
-// response schema asks for it. A task the model did not resolve with a
-// tool is completed with the answer (or failed when the answer breaks
-// the schema).
-func finish(answer string, pr *prepared, results map[string]any) (json.RawMessage, map[string]any, error) {
-	b, _ := json.Marshal(answer)
-	result := json.RawMessage(b)
-	var schemaErr string
-	if len(pr.schema) > 0 {
-		trimmed := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(answer), "```json"), "```"))
-		if json.Valid([]byte(trimmed)) {
-			result = json.RawMessage(trimmed)
-		} else {
-			schemaErr = "The model's answer is not JSON, as responseSchema asks: " + clip(answer)
-		}
+// checkResult checks complete_task's result against the response schema.
+// On a violation it returns what the model is told, and false; the second
+// violation sets pr.failure.
+func (pr *prepared) checkResult(args json.RawMessage) (string, bool) {
+	var a struct {
+		Result json.RawMessage `json:"result"`
 	}
+	json.Unmarshal(args, &a)
+	if len(a.Result) == 0 {
+		a.Result = json.RawMessage("null")
+	}
+	violation := pr.check.Violation("result", a.Result)
+	if violation == "" {
+		return "", true
+	}
+	retry, err := pr.violated(violation)
+	if err != nil {
+		pr.failure = err
+		return "", false
+	}
+	return "Error: complete_task was refused. " + retry + " Call complete_task again with such a result.", false
+}
+
+// finish ends the turn with the model's last answer as the result. A task
+// the model did not resolve with a tool is completed with it.
+func finish(result json.RawMessage, pr *prepared, results map[string]any) (json.RawMessage, map[string]any, error) {
 	if pr.task != "" && results[pr.task] == nil {
-		if schemaErr != "" {
-			results[pr.task] = map[string]any{"status": "FAILED", "output": schemaErr}
-		} else {
-			results[pr.task] = map[string]any{"status": "COMPLETE", "output": result}
-		}
+		results[pr.task] = map[string]any{"status": "COMPLETE", "output": result}
 	}
 	return result, results, nil
 }
