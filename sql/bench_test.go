@@ -91,3 +91,33 @@ func benchParallel(b *testing.B, s *Store, n, flushers int) {
 	wg.Wait()
 	b.ReportMetric(float64(2*n*b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// BenchmarkReads measures the hot reads: a job by id, and the values
+// related to a lattice path (core:read, values/read).
+func BenchmarkReads(b *testing.B) {
+	for _, o := range openers(b) {
+		s := o.open(b)
+		var seq atomic.Uint64
+		pending, done := benchBatches(&seq, 1)
+		writeBoth(b, s, pending, done)
+		if err := s.UpdateValues(b.Context(), "did:key:bench", "w/notes/today", func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+			return []runtime.ValueRow{{Path: "w/notes/today", Value: []byte(`["write","test"]`)}}, nil, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(o.name+"/job", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := s.Job(b.Context(), done[0].ID); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(o.name+"/values", func(b *testing.B) {
+			for b.Loop() {
+				if rows, err := s.ValueRows(b.Context(), "did:key:bench", "w/notes/today"); err != nil || len(rows) != 1 {
+					b.Fatal(rows, err)
+				}
+			}
+		})
+	}
+}

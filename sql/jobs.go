@@ -192,8 +192,11 @@ func idOrder(rows []runtime.JobRow) []int {
 // Job returns the stored row. Returns ENOTFOUND if there is none.
 func (s *Store) Job(ctx context.Context, id venue.JobID) (runtime.JobRow, error) {
 	row := runtime.JobRow{ID: id}
-	q := s.d.q("SELECT owner, status, version, created, updated, record FROM jobs WHERE id = ?")
-	err := s.r.QueryRowContext(ctx, q, id[:]).
+	st, err := s.prepared(ctx, s.d.q("SELECT owner, status, version, created, updated, record FROM jobs WHERE id = ?"))
+	if err != nil {
+		return row, wrap(err, "load job %s", id)
+	}
+	err = st.QueryRowContext(ctx, id[:]).
 		Scan(&row.Owner, &row.Status, &row.Version, &row.Created, &row.Updated, &row.Record)
 	if errors.Is(err, dbsql.ErrNoRows) {
 		return row, venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)

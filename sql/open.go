@@ -46,6 +46,7 @@ type Store struct {
 	tmpDir string // the ephemeral store's directory, removed by Close
 
 	upserts []*dbsql.Stmt // see upsert
+	reads   reads         // see prepared
 	peers   *peers        // other nodes heard from (Postgres)
 	channel string        // the notify channel of this store's schema (Postgres)
 
@@ -121,7 +122,7 @@ func (s *Store) Close() error {
 		}
 		close(s.done)
 		s.listeners.Wait()
-		errs := []error{s.closeUpserts()}
+		errs := []error{s.closeUpserts(), s.closeReads()}
 		if s.r != nil && s.r != s.w {
 			errs = append(errs, s.r.Close())
 		}

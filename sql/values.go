@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	dbsql "database/sql"
 	"strings"
 
 	"github.com/gridvenue/venue/runtime"
@@ -12,7 +13,11 @@ import (
 // at any ancestor of path, and every row below it, in path order.
 func (s *Store) ValueRows(ctx context.Context, owner, path string) ([]runtime.ValueRow, error) {
 	q, args := s.relatedValues(owner, path, "")
-	rows, err := scanValues(ctx, s.r, q, args)
+	st, err := s.prepared(ctx, q)
+	if err != nil {
+		return nil, wrap(err, "load values at %s", path)
+	}
+	rows, err := scanValues(st.QueryContext(ctx, args...))
 	return rows, wrap(err, "load values at %s", path)
 }
 
@@ -35,7 +40,7 @@ func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 			}
 		}
 		q, args := s.relatedValues(owner, path, s.d.lockRows)
-		rows, err := scanValues(ctx, tx, q, args)
+		rows, err := scanValues(tx.QueryContext(ctx, q, args...))
 		if err != nil {
 			return err
 		}
@@ -83,8 +88,7 @@ func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner string, put 
 	return nil
 }
 
-func scanValues(ctx context.Context, db sqlx.QueryerContext, q string, args []any) ([]runtime.ValueRow, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
+func scanValues(rows *dbsql.Rows, err error) ([]runtime.ValueRow, error) {
 	if err != nil {
 		return nil, err
 	}
