@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +33,20 @@ func (s *Server) tools(next mcp.MethodHandler) mcp.MethodHandler {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params must be an object"}
 			}
 			return s.call(ctx, call)
+		case "initialize":
+			res, err := next(ctx, method, req)
+			if c, ok := callerOf(req); ok && err == nil {
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+					s.sessions.add(ss, c.DID)
+				}
+			}
+			return res, err
+		case "notifications/initialized":
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				if sess := s.sessions.get(ss.ID()); sess != nil {
+					sess.ready.Store(true)
+				}
+			}
 		}
 		return next(ctx, method, req)
 	}
@@ -43,21 +58,31 @@ func (s *Server) toolsFor(ctx context.Context, req mcp.Request) (*toolSet, error
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "Authentication required"}
 	}
-	if s.opts.Bridged == nil {
-		return s.catalog, nil
-	}
-	extra, err := s.opts.Bridged.BridgedOperations(venue.WithCaller(ctx, c))
-	if err != nil {
-		s.log.Warn("list bridged tools", "caller", c.DID, "err", err)
-		return s.catalog, nil // the catalog still works when a bridge listing does not
-	}
-	return s.catalog.with(extra), nil
+	return s.toolsOf(venue.WithCaller(ctx, c), c), nil
 }
 
-// call runs the named tool's operation as a job of the caller and waits for
-// it. Failures of the job are tool results with isError, so a model can
-// read them; only a tool that does not exist, arguments that are not an
-// object, and failures of the venue itself are JSON-RPC errors.
+// toolsOf is the catalog's tools plus those bridged for caller c, the
+// caller in ctx.
+func (s *Server) toolsOf(ctx context.Context, c venue.Caller) *toolSet {
+	if s.opts.Bridged == nil {
+		return s.catalog
+	}
+	ts, gen := s.toolCache.get(c.DID)
+	if ts != nil {
+		return ts
+	}
+	since := time.Now()
+	extra, err := s.opts.Bridged.BridgedOperations(ctx)
+	if err != nil {
+		s.log.Warn("list bridged tools", "caller", c.DID, "err", err)
+		return s.catalog // the catalog still works when a bridge listing does not
+	}
+	ts = s.catalog.with(extra)
+	s.toolCache.put(c.DID, ts, since, gen)
+	return ts
+}
+
+// call is tools/call on the SDK path.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result, error) {
 	c, ok := callerOf(req)
 	if !ok {
@@ -66,33 +91,62 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result
 	if req.Params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "params must be an object with 'name' and 'arguments'"}
 	}
-	args := bytes.TrimSpace(req.Params.Arguments)
+	return s.callTool(venue.WithCaller(ctx, c), c, req.Params.Name, req.Params.Arguments)
+}
+
+// callTool runs the named tool's operation as a job of caller c (also the
+// caller in ctx) and waits for it. Failures of the job are tool results
+// with isError, so a model can read them; only a tool that does not exist,
+// arguments that are not an object, and failures of the venue itself are
+// JSON-RPC errors (*jsonrpc.Error).
+func (s *Server) callTool(ctx context.Context, c venue.Caller, name string, rawArgs json.RawMessage) (*mcp.CallToolResult, error) {
+	args := bytes.TrimSpace(rawArgs)
 	if len(args) > 0 && args[0] != '{' && string(args) != "null" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Tool arguments must be a JSON object"}
 	}
-	op, err := s.lookup(ctx, req, req.Params.Name)
+	op, err := s.lookup(ctx, c, name)
 	if err != nil {
 		return nil, err
 	}
-	ctx = venue.WithCaller(ctx, c)
-	rec, err := s.e.Invoke(ctx, runtime.InvokeRequest{Operation: op.Path, Input: json.RawMessage(args), Wait: s.opts.CallWait})
+	input, ucans, err := splitUCANs(args)
+	if err != nil {
+		return errorResult(err.Error(), ""), nil
+	}
+	rec, err := s.e.Invoke(ctx, runtime.InvokeRequest{Operation: op.Path, Input: input, Wait: s.opts.CallWait, UCANs: ucans})
 	if err != nil {
 		return s.refused(c, err)
 	}
 	return s.result(rec), nil
 }
 
+// splitUCANs takes the "ucans" member out of a tool call's arguments: UCAN
+// tokens that prove grants for this call, as "ucans" does in a REST
+// invoke. The operation gets the arguments without it.
+func splitUCANs(args json.RawMessage) (json.RawMessage, []string, error) {
+	if !bytes.Contains(args, []byte(`"ucans"`)) {
+		return args, nil, nil // the common case, without decoding
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(args, &m); err != nil || m["ucans"] == nil {
+		return args, nil, nil // the input check reports what is wrong
+	}
+	var ucans []string
+	if err := json.Unmarshal(m["ucans"], &ucans); err != nil {
+		return nil, nil, fmt.Errorf("'ucans' must be an array of UCAN tokens (JWT strings)")
+	}
+	delete(m, "ucans")
+	input, err := json.Marshal(m)
+	return input, ucans, err
+}
+
 // lookup finds the operation behind a tool name, trying the name as sent
 // and in snake_case, in the catalog first and then among bridged tools.
-func (s *Server) lookup(ctx context.Context, req mcp.Request, name string) (*venue.Operation, error) {
+func (s *Server) lookup(ctx context.Context, c venue.Caller, name string) (*venue.Operation, error) {
 	if op := s.catalog.find(name); op != nil {
 		return op, nil
 	}
 	if s.opts.Bridged != nil {
-		ts, err := s.toolsFor(ctx, req)
-		if err != nil {
-			return nil, err
-		}
+		ts := s.toolsOf(ctx, c)
 		if op := ts.find(name); op != nil {
 			return op, nil
 		}
@@ -110,7 +164,7 @@ func (ts *toolSet) find(name string) *venue.Operation {
 // refused turns an invoke the engine would not start into the caller's
 // answer: a request it could fix (bad arguments, a missing capability) is
 // a tool error it can read; a failure of the venue is a JSON-RPC error.
-func (s *Server) refused(c venue.Caller, err error) (mcp.Result, error) {
+func (s *Server) refused(c venue.Caller, err error) (*mcp.CallToolResult, error) {
 	switch venue.ErrorCode(err) {
 	case venue.EINTERNAL, venue.EUNAVAILABLE, "":
 		s.log.Error("tools/call", "caller", c.DID, "err", err)
@@ -156,7 +210,8 @@ func errorResult(msg, jobID string) *mcp.CallToolResult {
 	if jobID != "" {
 		st["job"] = jobID
 	}
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: st}
+	raw, _ := json.Marshal(st)
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, StructuredContent: json.RawMessage(raw)}
 }
 
 func clip(s string) string {

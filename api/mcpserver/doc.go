@@ -8,7 +8,15 @@
 // call is an ordinary invoke through the engine, with the caller of the
 // HTTP request, so it is authorised, recorded as a job and masked exactly as
 // a REST invoke is. A job that fails is a tool result with isError; an
-// output that is not a JSON object is wrapped as {"result": <output>}.
+// output that is not a JSON object is wrapped as {"result": <output>}. A
+// top-level "ucans" member of the arguments carries UCANs for the call and
+// is taken out of the input.
+//
+// The SDK runs the sessions and every exchange but one: a plain tools/call
+// on an initialized session is answered directly (direct.go), since the
+// SDK's per-message work cost more than the call. The door also closes idle
+// sessions itself (sessions.go), and tells sessions when bridged tools
+// change (ToolsChanged).
 //
 // The package expects a caller in every request's context (the venue's auth
 // middleware puts it there); it binds each MCP session to the DID that

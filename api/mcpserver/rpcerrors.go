@@ -63,6 +63,59 @@ func writeRPCError(w http.ResponseWriter, body []byte, text string) {
 	w.Write(out)
 }
 
+// misshapen answers a message the SDK would take silently or answer in its
+// own words: a request without a method (the SDK reads it as a response
+// to nothing, 202) and params that are not an object (MCP params always
+// are; the SDK's message names Go types). It reports whether it answered.
+func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
+	if msg == nil {
+		return false
+	}
+	id, hasID := msg["id"]
+	_, hasMethod := msg["method"]
+	_, hasResult := msg["result"]
+	_, hasError := msg["error"]
+	if !validID(id) {
+		id = json.RawMessage("null")
+	}
+	switch {
+	case hasID && !hasMethod && !hasResult && !hasError:
+		writeRPC(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid request: the message has an id but no method")
+		return true
+	case hasMethod && hasID && !objectOrNull(msg["params"]): // a notification gets no answer
+		writeRPC(w, http.StatusOK, id, jsonrpc.CodeInvalidParams, "params must be an object")
+		return true
+	}
+	return false
+}
+
+// validID reports whether raw is a JSON-RPC id this door echoes: a
+// string or a number.
+func validID(raw json.RawMessage) bool {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return false
+	}
+	switch v.(type) {
+	case string, float64:
+		return true
+	}
+	return false
+}
+
+func objectOrNull(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) == 0 || raw[0] == '{' || string(raw) == "null"
+}
+
+func writeRPC(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string) {
+	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(out)
+}
+
 // rpcErrorWriter holds back a plain-text 400.
 type rpcErrorWriter struct {
 	http.ResponseWriter

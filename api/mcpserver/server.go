@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"time"
@@ -34,6 +35,7 @@ type Options struct {
 	Bridged        Bridged       // nil: only the catalog's operations are tools
 	CallWait       time.Duration // how long tools/call waits for its job; default 120 s
 	SessionTimeout time.Duration // idle MCP sessions are closed after this; default 30 minutes
+	ToolsTTL       time.Duration // how long a caller's bridged tools are cached; default 2 s
 	MaxBodyBytes   int64         // largest JSON-RPC request body; default 4 MiB
 	Logger         *slog.Logger  // nil discards
 }
@@ -43,11 +45,14 @@ const ServerName = "covia-grid-mcp"
 
 // Server serves /mcp. It is safe for concurrent use.
 type Server struct {
-	e       Engine
-	opts    Options
-	log     *slog.Logger
-	catalog *toolSet
-	handler http.Handler
+	e         Engine
+	opts      Options
+	log       *slog.Logger
+	catalog   *toolSet
+	toolCache *toolCache
+	sessions  *sessions
+	sdk       *mcp.Server
+	handler   http.Handler
 }
 
 // New builds the /mcp handler over engine e.
@@ -64,21 +69,61 @@ func New(e Engine, opts Options) *Server {
 	if opts.SessionTimeout <= 0 {
 		opts.SessionTimeout = 30 * time.Minute
 	}
-	s := &Server{e: e, opts: opts, log: opts.Logger, catalog: newToolSet(e.Operations())}
+	if opts.ToolsTTL <= 0 {
+		opts.ToolsTTL = 2 * time.Second
+	}
+	s := &Server{e: e, opts: opts, log: opts.Logger, catalog: newToolSet(e.Operations()),
+		toolCache: newToolCache(opts.ToolsTTL), sessions: newSessions(opts.SessionTimeout)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: opts.Name, Version: opts.Version},
-		&mcp.ServerOptions{Logger: opts.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+		&mcp.ServerOptions{Logger: opts.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 	srv.AddReceivingMiddleware(s.tools)
+	s.sdk = srv
+	// No SessionTimeout: s.sessions closes idle sessions, since it also
+	// sees the calls the direct path answers.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, SessionTimeout: opts.SessionTimeout, MaxRequestBodyBytes: opts.MaxBodyBytes})
+		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: opts.MaxBodyBytes})
 	s.handler = rpcErrors(bindCaller(h))
 	return s
 }
 
 // ServeHTTP serves /mcp. The request's context must carry its caller.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+// A plain tools/call on a live session is answered directly; everything
+// else goes to the SDK, and every POST counts as use of its session.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost {
+		if body, whole := readAtMost(r, s.maxBody()); whole {
+			msg := parseMessage(body)
+			if misshapen(w, msg) || s.direct(w, r, msg) {
+				return
+			}
+		}
+		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {
+			sess.begin()
+			defer sess.end()
+		}
+	}
+	s.handler.ServeHTTP(w, r)
+}
+
+// ToolsChanged tells the sessions that their tool lists may have changed
+// (notifications/tools/list_changed), e.g. after a bridge was added or
+// removed. The SDK sends that notification only when its own tool registry
+// changes, and to every session, so a placeholder tool is registered and
+// removed (its calls would still be answered by s.tools, never the SDK):
+// every session is told, also those whose list did not change, and
+// re-lists.
+func (s *Server) ToolsChanged() {
+	s.toolCache.reset()
+	const placeholder = "venue_tools_changed"
+	s.sdk.AddTool(&mcp.Tool{Name: placeholder, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	s.sdk.RemoveTools(placeholder)
+}
 
 // bindCaller hands the request's caller to the SDK as its token info: the
 // SDK ties a session to the UserID that opened it (another DID gets 403

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -15,25 +16,39 @@ import (
 
 // MCPConfig tunes the MCP door and the bridge of remote MCP servers.
 type MCPConfig struct {
-	BridgeTimeout string `json:"bridgeTimeout"` // longest exchange with a bridged server, e.g. "30s" (the default)
+	BridgeTimeout  string `json:"bridgeTimeout"`  // longest exchange with a bridged server, e.g. "30s" (the default)
+	SessionTimeout string `json:"sessionTimeout"` // an MCP session unused this long is closed; default "30m"
 }
 
 func (c MCPConfig) bridgeTimeout() (time.Duration, error) {
-	if c.BridgeTimeout == "" {
+	return positiveDuration("mcp.bridgeTimeout", c.BridgeTimeout)
+}
+
+func (c MCPConfig) sessionTimeout() (time.Duration, error) {
+	return positiveDuration("mcp.sessionTimeout", c.SessionTimeout)
+}
+
+// positiveDuration reads a duration setting; "" is 0, the default.
+func positiveDuration(name, v string) (time.Duration, error) {
+	if v == "" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(c.BridgeTimeout)
+	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("mcp.bridgeTimeout %q: write a positive duration such as \"30s\"", c.BridgeTimeout)
+		return 0, fmt.Errorf("%s %q: write a positive duration such as \"30s\"", name, v)
 	}
 	return d, nil
 }
 
 // addBridge adds the MCP bridge's operations (v/ops/mcp/...) and its
 // executor, which reaches remote servers under the venue's outbound policy.
+// It also checks the rest of the MCP settings, before anything starts.
 func (m *Main) addBridge(o *operations) error {
 	timeout, err := m.Config.MCP.bridgeTimeout()
 	if err != nil {
+		return err
+	}
+	if _, err := m.Config.MCP.sessionTimeout(); err != nil {
 		return err
 	}
 	entries, err := mcpbridge.Entries()
@@ -41,7 +56,7 @@ func (m *Main) addBridge(o *operations) error {
 		return err
 	}
 	o.catalog = append(o.catalog, entries...)
-	b := mcpbridge.New(mcpbridge.Config{CallTimeout: timeout, Logger: m.Logger,
+	b := mcpbridge.New(mcpbridge.Config{CallTimeout: timeout, Logger: m.Logger, Changed: m.mcp.toolsChanged,
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}})
 	o.execs["mcp"] = b.Executor()
 	return nil
@@ -50,11 +65,25 @@ func (m *Main) addBridge(o *operations) error {
 // mountMCP serves /mcp behind the same caller middleware as the REST API,
 // and the MCP discovery documents, which need no caller.
 func (m *Main) mountMCP(mux *http.ServeMux) {
+	idle, _ := m.Config.MCP.sessionTimeout() // checked by addBridge
 	srv := mcpserver.New(m.engine, mcpserver.Options{Name: m.Config.Name,
-		Bridged: bridged{m.engine}, Logger: m.Logger})
+		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle})
+	m.mcp.door.Store(srv)
 	mux.Handle("/mcp", m.auth.Middleware(srv))
 	mux.Handle("/.well-known/mcp", srv.Discovery())
 	mux.Handle("/.well-known/mcp.json", srv.Discovery())
+}
+
+// mcpLink lets the bridge, built before the MCP door, tell the door when
+// bridged tools change.
+type mcpLink struct {
+	door atomic.Pointer[mcpserver.Server]
+}
+
+func (l *mcpLink) toolsChanged() {
+	if d := l.door.Load(); d != nil {
+		d.ToolsChanged()
+	}
 }
 
 // bridged lists the bridged MCP tools a caller sees, for the MCP door.

@@ -33,6 +33,7 @@ type Main struct {
 	auth   *auth.Auth
 	rest   *rest.Server
 	server *http.Server
+	mcp    mcpLink // the bridge tells the MCP door of changed tools
 }
 
 // NewMain returns a Main for cfg, logging to stderr.

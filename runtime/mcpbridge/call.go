@@ -47,7 +47,7 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 	if name == "" {
 		name = u
 	}
-	res, err := b.callTool(ctx, server{name: name, url: u, bearer: bearer}, m.Remote, input)
+	res, err := b.callTool(ctx, env.Caller().DID, server{name: name, url: u, bearer: bearer}, m.Remote, input)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	venue "github.com/gridvenue/venue"
@@ -85,20 +86,40 @@ func (b *Bridge) listTools(ctx context.Context, s server) ([]*mcp.Tool, error) {
 	return nil, venue.Errorf(venue.EUNAVAILABLE, "MCP server %s kept answering tools/list with more pages (over %d)", s.name, maxPages)
 }
 
-// callTool runs one tool on s.
-func (b *Bridge) callTool(ctx context.Context, s server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+// callTool runs one tool on s for caller, on a pooled session when one is
+// open. A reused session the server no longer knows (it restarted, or
+// expired the session) is replaced by a new one and the call made once
+// more: the server answered 404 without running it.
+func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
-	sess, err := b.connect(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	defer sess.Close()
-	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
+	k := keyOf(caller, s)
+	for retried := false; ; retried = true {
+		sess := b.pool.take(k)
+		reused := sess != nil
+		if !reused {
+			var err error
+			if sess, err = b.connect(ctx, s); err != nil {
+				return nil, err
+			}
+		}
+		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		var rpcErr *jsonrpc.Error
+		switch {
+		case err == nil || errors.As(err, &rpcErr):
+			b.pool.put(k, sess) // a JSON-RPC error leaves the session as it was
+		default:
+			sess.Close()
+		}
+		if err == nil {
+			return res, nil
+		}
+		if reused && !retried && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
+			b.pool.drop(k)
+			continue
+		}
 		return nil, b.failure(ctx, s, "failed to run tool "+tool, err)
 	}
-	return res, nil
 }
 
 // failure says what went wrong with a server in words that help: down,

@@ -15,4 +15,8 @@
 // addresses unless the venue allows the host. The bearer token is a secret
 // reference resolved host-side on each call and masked in the job record;
 // records hold the reference, never the value.
+//
+// Client sessions to bridged servers are kept open between calls, per
+// caller, server and token (pool.go), and replaced when a server no longer
+// knows them.
 package mcpbridge

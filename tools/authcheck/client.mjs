@@ -42,8 +42,13 @@ function bearer(id, aud, exp = seconds() + 300) {
     .sign(id.key);
 }
 
+// Every UCAN here expires at the same second: a delegation made a second
+// after its proof would otherwise outlive it, and be refused for that
+// rather than for what a case checks.
+const ucanExp = seconds() + 600;
+
 function ucan(from, aud, att, prf = []) {
-  return new SignJWT({ iss: from.did, aud, ucv: "0.10.0", att, prf, exp: seconds() + 600 })
+  return new SignJWT({ iss: from.did, aud, ucv: "0.10.0", att, prf, exp: ucanExp })
     .setProtectedHeader({ alg: "EdDSA", typ: "JWT", kid: from.kid })
     .sign(from.key);
 }

@@ -1,32 +1,34 @@
 // Command mcpbench measures MCP tools/call throughput of the venue's /mcp
 // against @modelcontextprotocol/server-everything's echo tool, in one run
 // on one machine: both servers are started here on loopback, driven by the
-// same Go SDK client, in interleaved rounds, and the median round of each
-// is reported.
+// same client, in interleaved rounds, and the median round of each is
+// reported.
+//
+// The venue's cheap tool is grid_job_status (a native operation: one job
+// read, recorded as a job of its own); core_read (a Wasm operation reading
+// the lattice) is measured beside it.
 //
 //	make build && (cd tools/mcpcheck && npm ci --ignore-scripts)
-//	go run ./tools/mcpbench                       # 16 sessions, 3 rounds of 5 s each
-//	go run ./tools/mcpbench -c 32 -d 8s -rounds 5
+//	go run ./tools/mcpbench                       # 16 sessions, 3 rounds of 5 s each, lean client
+//	go run ./tools/mcpbench -client sdk           # the official Go SDK's client instead
+//	go run ./tools/mcpbench -c 32 -d 8s -rounds 5 -profile /tmp/venued-mcp.pprof
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -35,41 +37,68 @@ func main() {
 	conc := flag.Int("c", 16, "concurrent MCP sessions")
 	dur := flag.Duration("d", 5*time.Second, "length of one measured round")
 	rounds := flag.Int("rounds", 3, "rounds per server, interleaved")
+	client := flag.String("client", "lean", "MCP client: lean (minimal JSON-RPC over HTTP) or sdk (the official Go SDK)")
+	prof := flag.String("profile", "", "save a CPU profile of venued over its first measured round to this file")
+	baseline := flag.String("baseline", "", "another venued binary (an earlier build) to measure in the same run")
 	flag.Parse()
+	if *client != "lean" && *client != "sdk" {
+		log.Fatalf("-client %q: want lean or sdk", *client)
+	}
 
-	venueURL, stopVenue := start(*venued, nil, "--listen", "127.0.0.1:"+freePort())
+	base, stopVenue := start(*venued, []string{"VENUE_LOG_LEVEL=warn", "VENUE_PPROF=" + strconv.FormatBool(*prof != "")},
+		"--listen", "127.0.0.1:"+freePort())
 	defer stopVenue()
 	port := freePort()
-	evURL, stopEv := start(filepath.Join(*tools, "mcp-server-everything"), []string{"PORT=" + port,
+	_, stopEv := start(filepath.Join(*tools, "mcp-server-everything"), []string{"PORT=" + port,
 		"PATH=" + *tools + string(os.PathListSeparator) + os.Getenv("PATH")}, "streamableHttp")
 	defer stopEv()
-	venueURL = venueURL + "/mcp"
-	evURL = "http://127.0.0.1:" + port + "/mcp"
-	waitUp(venueURL)
+	evURL := "http://127.0.0.1:" + port + "/mcp"
+	waitUp(base + "/mcp")
 	waitUp(evURL)
 
-	targets := []target{
-		{name: "venue /mcp, core_read", url: venueURL, tool: "core_read", args: map[string]any{"path": "w/bench"}},
-		{name: "server-everything, echo", url: evURL, tool: "echo", args: map[string]any{"message": "bench"}},
+	targets := venueTargets("venue", base)
+	if *baseline != "" {
+		old, stopOld := start(*baseline, []string{"VENUE_LOG_LEVEL=warn"}, "--listen", "127.0.0.1:"+freePort())
+		defer stopOld()
+		waitUp(old + "/mcp")
+		targets = append(targets, venueTargets("baseline", old)...)
 	}
+	targets = append(targets, target{name: "server-everything, echo", url: evURL, tool: "echo", args: map[string]any{"message": "bench"}})
+	fmt.Printf("%d %s-client sessions, %s per round, %d rounds, GOMAXPROCS of venued = CPUs\n", *conc, *client, *dur, *rounds)
 	results := make([][]float64, len(targets))
 	for _, t := range targets {
-		run(t, *conc, time.Second) // warm-up
+		run(t, *client, *conc, time.Second) // warm-up
 	}
 	for r := 0; r < *rounds; r++ {
 		for i, t := range targets {
-			rate := run(t, *conc, *dur)
+			if r == 0 && i == 0 && *prof != "" {
+				done := profile(base, *prof, *dur)
+				defer func() { <-done }()
+			}
+			rate := run(t, *client, *conc, *dur)
 			results[i] = append(results[i], rate)
-			fmt.Printf("round %d  %-26s %8.0f calls/s\n", r+1, t.name, rate)
+			fmt.Printf("round %d  %-29s %8.0f calls/s\n", r+1, t.name, rate)
 		}
 	}
 	med := make([]float64, len(targets))
 	for i := range targets {
 		slices.Sort(results[i])
 		med[i] = results[i][len(results[i])/2]
-		fmt.Printf("median   %-26s %8.0f calls/s\n", targets[i].name, med[i])
+		fmt.Printf("median   %-29s %8.0f calls/s\n", targets[i].name, med[i])
 	}
-	fmt.Printf("ratio venue / server-everything: %.2f (target >= 3)\n", med[0]/med[1])
+	ev := med[len(med)-1]
+	for i := range len(targets) - 1 {
+		fmt.Printf("ratio %s / server-everything: %.2f\n", targets[i].name, med[i]/ev)
+	}
+	fmt.Println("target: the cheap tool (grid_job_status) >= 3")
+}
+
+// venueTargets are the tools measured on the venue at base.
+func venueTargets(name, base string) []target {
+	return []target{
+		{name: name + ", grid_job_status", url: base + "/mcp", tool: "grid_job_status", args: map[string]any{"id": aJob(base)}},
+		{name: name + ", core_read", url: base + "/mcp", tool: "core_read", args: map[string]any{"path": "w/bench"}},
+	}
 }
 
 type target struct {
@@ -79,66 +108,55 @@ type target struct {
 
 // run drives t from conc sessions for d and returns completed calls per
 // second. Every call must succeed.
-func run(t target, conc int, d time.Duration) float64 {
+func run(t target, client string, conc int, d time.Duration) float64 {
 	var calls atomic.Int64
 	var wg sync.WaitGroup
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}
+	sessions := make([]session, conc)
+	for i := range sessions {
+		s, err := dial(client, t.url, hc)
+		if err != nil {
+			log.Fatalf("%s: connect: %v", t.name, err)
+		}
+		sessions[i] = s
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc * 2}}
 	start := time.Now()
-	for range conc {
+	for _, s := range sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := mcp.NewClient(&mcp.Implementation{Name: "mcpbench", Version: "1"}, nil)
-			sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: t.url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
-			if err != nil {
-				log.Fatalf("%s: connect: %v", t.name, err)
-			}
-			defer sess.Close()
 			for ctx.Err() == nil {
-				res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: t.tool, Arguments: t.args})
-				if err != nil || res.IsError {
-					log.Fatalf("%s: call: %v %+v", t.name, err, res)
+				if err := s.call(context.Background(), t.tool, t.args); err != nil {
+					log.Fatalf("%s: call: %v", t.name, err)
 				}
 				calls.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
-	return float64(calls.Load()) / time.Since(start).Seconds()
+	rate := float64(calls.Load()) / time.Since(start).Seconds()
+	for _, s := range sessions {
+		s.close()
+	}
+	return rate
 }
 
-func start(bin string, env []string, args ...string) (string, func()) {
-	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	if err := cmd.Start(); err != nil {
-		log.Fatalf("start %s: %v", bin, err)
-	}
-	url := ""
-	for i, a := range args {
-		if a == "--listen" {
-			url = "http://" + args[i+1]
-		}
-	}
-	return url, func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() }
-}
-
-func freePort() string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+// aJob invokes core_read once over REST and returns its job's id, for
+// grid_job_status to read.
+func aJob(base string) string {
+	body := []byte(`{"operation":"v/ops/core/read","input":{"path":"w/bench"},"wait":true}`)
+	resp, err := http.Post(base+"/api/v1/invoke", "application/json", bytes.NewReader(body))
 	if err != nil {
-		log.Fatal(err)
+		log.Fatalf("invoke: %v", err)
 	}
-	defer ln.Close()
-	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-}
-
-func waitUp(url string) {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			return
-		}
+	defer resp.Body.Close()
+	var rec struct {
+		ID string `json:"id"`
 	}
-	log.Fatal(errors.New("server at " + url + " did not start"))
+	if err := json.NewDecoder(resp.Body).Decode(&rec); err != nil || rec.ID == "" {
+		log.Fatalf("invoke: status %s, no job id (%v)", resp.Status, err)
+	}
+	return rec.ID
 }

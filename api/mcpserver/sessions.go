@@ -1,0 +1,131 @@
+package mcpserver
+
+import (
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// sessions knows the SDK's live sessions, so that the direct path can
+// answer tools/call on them, and closes idle ones. The SDK's own idle timer
+// only sees requests that pass through the SDK, so it is off and this one,
+// which sees every POST, replaces it.
+type sessions struct {
+	timeout time.Duration
+	mu      sync.Mutex
+	byID    map[string]*session
+}
+
+// session is one live SDK session: who opened it, whether the client has
+// sent notifications/initialized, when it was last used and the request
+// ids the direct path is answering.
+type session struct {
+	ss       *mcp.ServerSession
+	did      string
+	ready    atomic.Bool
+	lastUse  atomic.Int64 // unix nanoseconds
+	inflight atomic.Int32
+	timer    *time.Timer
+
+	mu    sync.Mutex
+	calls map[string]struct{} // request ids in flight on the direct path
+}
+
+func newSessions(timeout time.Duration) *sessions {
+	return &sessions{timeout: timeout, byID: map[string]*session{}}
+}
+
+// add registers an SDK session at initialize; it forgets the session when
+// the SDK closes it, for whatever reason.
+func (r *sessions) add(ss *mcp.ServerSession, did string) {
+	id := ss.ID()
+	if id == "" {
+		return
+	}
+	r.mu.Lock()
+	if r.byID[id] != nil {
+		r.mu.Unlock()
+		return
+	}
+	s := &session{ss: ss, did: did, calls: map[string]struct{}{}}
+	s.lastUse.Store(time.Now().UnixNano())
+	r.byID[id] = s
+	s.timer = time.AfterFunc(r.timeout, func() { r.reap(s) })
+	r.mu.Unlock()
+	go func() {
+		ss.Wait()
+		s.timer.Stop()
+		r.mu.Lock()
+		if r.byID[id] == s {
+			delete(r.byID, id)
+		}
+		r.mu.Unlock()
+	}()
+}
+
+// get returns the live session id, nil if there is none.
+func (r *sessions) get(id string) *session {
+	if id == "" {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.byID[id]
+}
+
+// reap closes s if no request used it for the timeout, else looks again
+// when the timeout would next run out.
+func (r *sessions) reap(s *session) {
+	idle := time.Since(time.Unix(0, s.lastUse.Load()))
+	if s.inflight.Load() > 0 {
+		s.timer.Reset(r.timeout)
+		return
+	}
+	if idle < r.timeout {
+		s.timer.Reset(r.timeout - idle)
+		return
+	}
+	s.ss.Close()
+}
+
+// ownedBy reports whether r comes from the caller who opened s: only its
+// requests keep it alive.
+func (s *session) ownedBy(r *http.Request) bool {
+	c, ok := venue.CallerFrom(r.Context())
+	return ok && c.DID == s.did
+}
+
+// begin and end bracket a POST on the session; a session with a request
+// under way is never idle.
+func (s *session) begin() {
+	s.inflight.Add(1)
+	s.lastUse.Store(time.Now().UnixNano())
+}
+
+func (s *session) end() {
+	s.lastUse.Store(time.Now().UnixNano())
+	s.inflight.Add(-1)
+}
+
+// claim records a request id in flight on the direct path; false if one
+// with that id is already running, which JSON-RPC forbids.
+func (s *session) claim(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.calls[id]; dup {
+		return false
+	}
+	s.calls[id] = struct{}{}
+	return true
+}
+
+func (s *session) release(id string) {
+	s.mu.Lock()
+	delete(s.calls, id)
+	s.mu.Unlock()
+}
