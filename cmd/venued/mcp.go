@@ -59,6 +59,7 @@ func (m *Main) addBridge(o *operations) error {
 	b := mcpbridge.New(mcpbridge.Config{CallTimeout: timeout, Logger: m.Logger, Changed: m.mcp.toolsChanged,
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}})
 	o.execs["mcp"] = b.Executor()
+	m.bridge = b
 	return nil
 }
 

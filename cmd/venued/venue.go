@@ -15,6 +15,7 @@ import (
 	"github.com/gridvenue/venue/api/auth"
 	"github.com/gridvenue/venue/api/rest"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/mcpbridge"
 	"github.com/gridvenue/venue/runtime/outbound"
 	"github.com/gridvenue/venue/sql"
 	"github.com/gridvenue/venue/wasm"
@@ -34,6 +35,7 @@ type Main struct {
 	rest   *rest.Server
 	server *http.Server
 	mcp    mcpLink // the bridge tells the MCP door of changed tools
+	bridge *mcpbridge.Bridge
 }
 
 // NewMain returns a Main for cfg, logging to stderr.
@@ -141,6 +143,9 @@ func (m *Main) Close() error {
 	}
 	if m.engine != nil {
 		errs = append(errs, m.engine.Close())
+	}
+	if m.bridge != nil {
+		m.bridge.Close() // after the engine: no call is left to hand a session back
 	}
 	if m.wasm != nil {
 		errs = append(errs, m.wasm.Close(context.Background()))

@@ -63,6 +63,10 @@ func New(cfg Config) *Bridge {
 // Executor returns the executor of the "mcp" family.
 func (b *Bridge) Executor() runtime.Executor { return runtime.ExecutorFunc(b.execute) }
 
+// Close ends the sessions kept open to bridged servers, and any that calls
+// still under way hand back later.
+func (b *Bridge) Close() { b.pool.close() }
+
 func (b *Bridge) execute(ctx context.Context, op *venue.Operation, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
 	switch op.SubOp() {
 	case "server:add":

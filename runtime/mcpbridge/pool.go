@@ -19,8 +19,9 @@ type pool struct {
 	idle  time.Duration
 	max   int // idle sessions kept per key
 	mu    sync.Mutex
-	free  map[poolKey][]idleSession
-	sweep *time.Timer // pending while any session is idle
+	free   map[poolKey][]idleSession
+	sweep  *time.Timer // pending while any session is idle
+	closed bool        // the venue is shutting down: keep nothing
 }
 
 type poolKey struct {
@@ -69,7 +70,7 @@ func (p *pool) take(k poolKey) *mcp.ClientSession {
 func (p *pool) put(k poolKey, s *mcp.ClientSession) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.free[k]) >= p.max {
+	if p.closed || len(p.free[k]) >= p.max {
 		go s.Close()
 		return
 	}
@@ -77,6 +78,27 @@ func (p *pool) put(k poolKey, s *mcp.ClientSession) {
 	if p.sweep == nil {
 		p.sweep = time.AfterFunc(p.idle, p.expire)
 	}
+}
+
+// close ends every idle session, and every session put back from now on,
+// so that shutting down leaves no session open on a remote server.
+func (p *pool) close() {
+	p.mu.Lock()
+	p.closed = true
+	if p.sweep != nil {
+		p.sweep.Stop()
+		p.sweep = nil
+	}
+	free := p.free
+	p.free = map[poolKey][]idleSession{}
+	p.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, list := range free {
+		for _, is := range list {
+			wg.Go(func() { is.s.Close() })
+		}
+	}
+	wg.Wait()
 }
 
 // drop closes every idle session of k: the server forgot one, so it

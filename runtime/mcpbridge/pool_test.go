@@ -71,3 +71,25 @@ func TestPoolLendsAndExpires(t *testing.T) {
 		t.Fatal("an idle session was lent after the idle time")
 	}
 }
+
+func TestPoolClose(t *testing.T) {
+	p := newPool(time.Minute, 2)
+	k := keyOf("did:key:a", server{url: "https://x/mcp"})
+	idle, late := session(t), session(t)
+	p.put(k, idle)
+	p.close()
+	if err := idle.Ping(context.Background(), nil); err == nil {
+		t.Error("an idle session is still open after close")
+	}
+	p.put(k, late) // a call that ends during shutdown
+	if p.take(k) != nil {
+		t.Error("the pool kept a session after close")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for late.Ping(context.Background(), nil) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("a session put back after close stayed open")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
