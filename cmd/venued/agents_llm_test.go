@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gridvenue/venue/sql/sqltest"
 	"github.com/gridvenue/venue/tools/llmstub"
 )
 
@@ -13,10 +14,15 @@ const stubKey = "sk-stub-secret-7f3a"
 // llmAgent starts a venue allowed to reach a stand-in provider, stores the
 // provider key as the caller's secret and returns both.
 func llmAgent(t *testing.T, stub *llmstub.Stub) (*client, string) {
+	return llmAgentOn(t, "", stub)
+}
+
+// llmAgentOn is llmAgent on the given store.
+func llmAgentOn(t *testing.T, store string, stub *llmstub.Stub) (*client, string) {
 	srv := httptest.NewServer(stub)
 	t.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
-	m := MustRunMain(t, "", func(c *Config) { c.AllowHosts = []string{host} })
+	m := MustRunMain(t, store, func(c *Config) { c.AllowHosts = []string{host} })
 	c := newClient(m)
 	c.do(t, "PUT", "/api/v1/secrets/OPENAI_API_KEY", `"`+stubKey+`"`)
 	c.do(t, "PUT", "/api/v1/secrets/ANTHROPIC_API_KEY", `"`+stubKey+`"`)
@@ -36,49 +42,53 @@ func TestAgents_LLMToolCalls(t *testing.T) {
 		{"anthropic", "anthropic", false},
 		{"anthropic streaming", "anthropic", true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			stub := llmstub.New(stubKey,
-				llmstub.Reply{ToolCalls: []llmstub.ToolCall{{Name: "core_write", Arguments: []byte(`{"path": "w/report", "value": {"total": 42}}`)}}},
-				llmstub.Reply{Text: "Writing done.", ToolCalls: []llmstub.ToolCall{{Name: "complete_task", Arguments: []byte(`{"result": {"total": 42}}`)}}},
-				llmstub.Reply{Text: "All finished."})
-			c, base := llmAgent(t, stub)
-			stream := "false"
-			if tc.stream {
-				stream = "true"
-			}
-			c.out(t, "v/ops/agent/create", `{"agentId": "llm", "config": {"operation": "v/ops/llmagent/chat", "provider": "`+tc.provider+`",
-				"baseUrl": "`+base+`", "model": "m1", "stream": `+stream+`, "systemPrompt": "You add things up.", "tools": ["v/ops/core/write"]}}`)
-			out := c.out(t, "v/ops/agent/request", `{"agentId": "llm", "input": "add up the numbers", "timeout": 10000}`)
-			if out["total"] != 42.0 || out["sessionId"] == nil {
-				t.Fatalf("request: %v", out)
-			}
-			if w := string(c.read(t, "w/report")); w != `{"total":42}` {
-				t.Fatalf("w/report %s", w)
-			}
-			reqs := stub.Requests()
-			if len(reqs) != 3 || reqs[0].API != tc.provider {
-				t.Fatalf("%d requests: %+v", len(reqs), reqs)
-			}
-			first := mustJSON(reqs[0].Body)
-			for _, want := range []string{"You add things up.", "add up the numbers", "core_write", "complete_task"} {
-				if !strings.Contains(string(first), want) {
-					t.Fatalf("the first model request lacks %q: %s", want, first)
-				}
-			}
-			if last := string(mustJSON(reqs[2].Body)); !strings.Contains(last, `{\"written\":true}`) {
-				t.Fatalf("the tool result did not reach the model: %s", last)
-			}
-			tl := string(c.read(t, "g/llm/timeline/0/taskResults"))
-			if !strings.Contains(tl, `"status":"COMPLETE"`) {
-				t.Fatalf("timeline taskResults %s", tl)
-			}
-			var jobs struct{ Values []any }
-			r := c.do(t, "GET", "/api/v1/values/slice?path=j&limit=100", nil)
-			r.json(t, &jobs)
-			if strings.Contains(string(r.body), stubKey) || len(jobs.Values) < 5 {
-				t.Fatalf("%d jobs; key in records: %v", len(jobs.Values), strings.Contains(string(r.body), stubKey))
-			}
-		})
+		for _, st := range sqltest.Stores(t) {
+			t.Run(tc.name+"/"+st.Name, func(t *testing.T) { llmToolCalls(t, st.DSN, tc.provider, tc.stream) })
+		}
+	}
+}
+
+func llmToolCalls(t *testing.T, store, provider string, streamed bool) {
+	stub := llmstub.New(stubKey,
+		llmstub.Reply{ToolCalls: []llmstub.ToolCall{{Name: "core_write", Arguments: []byte(`{"path": "w/report", "value": {"total": 42}}`)}}},
+		llmstub.Reply{Text: "Writing done.", ToolCalls: []llmstub.ToolCall{{Name: "complete_task", Arguments: []byte(`{"result": {"total": 42}}`)}}},
+		llmstub.Reply{Text: "All finished."})
+	c, base := llmAgentOn(t, store, stub)
+	stream := "false"
+	if streamed {
+		stream = "true"
+	}
+	c.out(t, "v/ops/agent/create", `{"agentId": "llm", "config": {"operation": "v/ops/llmagent/chat", "provider": "`+provider+`",
+		"baseUrl": "`+base+`", "model": "m1", "stream": `+stream+`, "systemPrompt": "You add things up.", "tools": ["v/ops/core/write"]}}`)
+	out := c.out(t, "v/ops/agent/request", `{"agentId": "llm", "input": "add up the numbers", "timeout": 10000}`)
+	if out["total"] != 42.0 || out["sessionId"] == nil {
+		t.Fatalf("request: %v", out)
+	}
+	if w := string(c.read(t, "w/report")); w != `{"total":42}` {
+		t.Fatalf("w/report %s", w)
+	}
+	reqs := stub.Requests()
+	if len(reqs) != 3 || reqs[0].API != provider {
+		t.Fatalf("%d requests: %+v", len(reqs), reqs)
+	}
+	first := mustJSON(reqs[0].Body)
+	for _, want := range []string{"You add things up.", "add up the numbers", "core_write", "complete_task"} {
+		if !strings.Contains(string(first), want) {
+			t.Fatalf("the first model request lacks %q: %s", want, first)
+		}
+	}
+	if last := string(mustJSON(reqs[2].Body)); !strings.Contains(last, `{\"written\":true}`) {
+		t.Fatalf("the tool result did not reach the model: %s", last)
+	}
+	tl := string(c.read(t, "g/llm/timeline/0/taskResults"))
+	if !strings.Contains(tl, `"status":"COMPLETE"`) {
+		t.Fatalf("timeline taskResults %s", tl)
+	}
+	var jobs struct{ Values []any }
+	r := c.do(t, "GET", "/api/v1/values/slice?path=j&limit=100", nil)
+	r.json(t, &jobs)
+	if strings.Contains(string(r.body), stubKey) || len(jobs.Values) < 5 {
+		t.Fatalf("%d jobs; key in records: %v", len(jobs.Values), strings.Contains(string(r.body), stubKey))
 	}
 }
 

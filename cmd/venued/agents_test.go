@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gridvenue/venue/sql/sqltest"
 )
 
 // out runs op and decodes its output, failing the test unless it is 200.
@@ -299,9 +301,20 @@ func TestAgents_RunInFlight(t *testing.T) {
 // TestAgents_SurviveRestart: an agent's config, sessions, pending messages,
 // tasks and timeline are in the store, so a restarted venue carries on.
 func TestAgents_SurviveRestart(t *testing.T) {
-	file := t.TempDir() + "/venue.db"
+	for _, st := range sqltest.Stores(t) {
+		t.Run(st.Name, func(t *testing.T) {
+			store := st.DSN
+			if store == "" {
+				store = t.TempDir() + "/venue.db" // durable, unlike the default temporary store
+			}
+			surviveRestart(t, store)
+		})
+	}
+}
+
+func surviveRestart(t *testing.T, store string) {
 	sameURL := func(c *Config) { c.URL = "http://venue.test" } // the anonymous DID derives from it
-	m := MustRunMain(t, file, sameURL)
+	m := MustRunMain(t, store, sameURL)
 	c := newClient(m)
 	c.out(t, "v/ops/agent/create", `{"agentId": "keeper", "config": `+scripted+`}`)
 	c.out(t, "v/ops/agent/request", `{"agentId": "keeper", "input": {"n": 1}}`)
@@ -311,7 +324,7 @@ func TestAgents_SurviveRestart(t *testing.T) {
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
 	}
-	m = MustRunMain(t, file, sameURL)
+	m = MustRunMain(t, store, sameURL)
 	c = newClient(m)
 	after := c.out(t, "v/ops/agent/info", `{"agentId": "keeper"}`)
 	if !jsonSame(mustJSON(before), mustJSON(after)) || after["status"] != "SUSPENDED" || after["timelineLength"] != 1.0 {
