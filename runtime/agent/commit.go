@@ -165,14 +165,7 @@ func (a *Agents) entry(co cycleOutcome, w work, result json.RawMessage, results 
 // deliver hands resolved tasks to the requests waiting on them here.
 func (a *Agents) deliver(resolved []string, results map[string]taskResult) {
 	for _, id := range resolved {
-		tr := results[id]
-		o := outcome{output: tr.Output}
-		if tr.Status != "" && tr.Status != string(venue.StatusComplete) {
-			o = outcome{err: venue.Errorf(venue.EINVALID, "%s", failText(tr.Output))}
-		}
-		if len(o.output) == 0 && o.err == nil {
-			o.output = json.RawMessage("null")
-		}
+		o := outcomeOf(results[id])
 		a.mu.Lock()
 		ch := a.waiters[id]
 		a.mu.Unlock()
@@ -183,6 +176,17 @@ func (a *Agents) deliver(resolved []string, results map[string]taskResult) {
 			}
 		}
 	}
+}
+
+// outcomeOf is what the request waiting on a task gets for its result.
+func outcomeOf(tr taskResult) outcome {
+	if tr.Status != "" && tr.Status != string(venue.StatusComplete) {
+		return outcome{err: venue.Errorf(venue.EINVALID, "%s", failText(tr.Output))}
+	}
+	if len(tr.Output) == 0 {
+		return outcome{output: json.RawMessage("null")}
+	}
+	return outcome{output: tr.Output}
 }
 
 // failText words a failed task's output as an error message.

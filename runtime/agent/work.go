@@ -152,12 +152,57 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	select {
-	case o := <-ch:
-		return o.output, o.err
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+	return a.awaitTask(ctx, octx, eng, p.AgentID, id, ch)
+}
+
+// taskPoll is how often a waiting task reads its agent's record.
+const taskPoll = 200 * time.Millisecond
+
+// awaitTask waits for the agent to resolve task id. A run on this node
+// hands the outcome over ch. A run on another node sharing the store
+// (several venues on one Postgres) can only leave it in the record: the
+// task gone from tasks, its result in a timeline entry. So the record is
+// read every taskPoll too.
+func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agentID, id string, ch chan outcome) (json.RawMessage, error) {
+	tick := time.NewTicker(taskPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case o := <-ch:
+			return o.output, o.err
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-tick.C:
+			if o, ok := resolvedInRecord(octx, eng, agentID, id); ok {
+				return o.output, o.err
+			}
+		}
 	}
+}
+
+// resolvedInRecord reports the outcome of task id as the agent's record
+// holds it, if the task has left the record's tasks.
+func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id string) (outcome, bool) {
+	r, err := load(ctx, eng, agentID)
+	switch {
+	case err != nil:
+		return outcome{}, false // the store is unwell: look again later
+	case r == nil || r.Status == Terminated:
+		return outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", agentID)}, true
+	case r.Tasks[id] != nil:
+		return outcome{}, false
+	}
+	for i := len(r.Timeline) - 1; i >= 0; i-- {
+		var e struct {
+			TaskResults map[string]taskResult `json:"taskResults"`
+		}
+		if json.Unmarshal(r.Timeline[i], &e) == nil {
+			if tr, ok := e.TaskResults[id]; ok {
+				return outcomeOf(tr), true
+			}
+		}
+	}
+	return outcome{err: venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id)}, true
 }
 
 type chatParams struct {
