@@ -16,9 +16,9 @@ import (
 // in its transport, never serve another caller or another token. Sessions
 // unused for the idle time are closed.
 type pool struct {
-	idle  time.Duration
-	max   int // idle sessions kept per key
-	mu    sync.Mutex
+	idle   time.Duration
+	max    int // idle sessions kept per key
+	mu     sync.Mutex
 	free   map[poolKey][]idleSession
 	sweep  *time.Timer // pending while any session is idle
 	closed bool        // the venue is shutting down: keep nothing
