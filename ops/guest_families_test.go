@@ -81,6 +81,11 @@ func TestGuest_JSON(t *testing.T) {
 	})
 }
 
+// bearerNotRef is the error for a bearerSecret that is not written as a
+// reference: it may be the secret itself, so it is not repeated.
+const bearerNotRef = "Could not resolve bearerSecret reference: give s/NAME, the name of one of your stored secrets " +
+	"(PUT /api/v1/secrets/{name}), never the secret's value; what was given is not repeated here in case it is one"
+
 func TestGuest_HTTP(t *testing.T) {
 	response := `{"status":200,"headers":{"content-length":"11","content-type":"application/json"},"body":"{\"ok\":true}","url":"{web}/x"}`
 	runCases(t, []guestCase{
@@ -105,8 +110,26 @@ func TestGuest_HTTP(t *testing.T) {
 			refused: "input.headers.X: got object", wantErr: "'headers.X' must be a string, number or boolean", wantSent: noRequest},
 		{name: "the host's refusal is the error", op: "v/ops/http/get", in: `{"url":"http://10.0.0.1/"}`,
 			wantErr: "URL targets a private/internal address: 10.0.0.1 (resolved to 10.0.0.1). Add to allowList if this is intentional."},
+		{name: "a URL placeholder is escaped for its place and comes back unfilled", secrets: map[string]string{"URLKEY": "k1é€ x/y&z"},
+			op: "v/ops/http/get", in: `{"url":"{web}/k/{s/URLKEY}?q={s/URLKEY}","queryParams":{"n":1}}`,
+			want:     strings.Replace(response, "/x", "/k/{s/URLKEY}?n=1&q={s/URLKEY}", 1),
+			wantSent: `{"method":"GET","uri":"/k/k1%C3%A9%E2%82%AC%20x%2Fy&z?n=1&q=k1%C3%A9%E2%82%AC+x%2Fy%26z","headers":{},"body":""}`},
+		{name: "an error quotes the placeholder, never its value", secrets: map[string]string{"URLKEY": "k1é€ x/y&z"},
+			op: "v/ops/http/get", in: `{"url":"http:///k/{s/URLKEY}"}`,
+			wantErr: "URL has no host: http:///k/{s/URLKEY}", wantSent: noRequest},
+		{name: "a raw token given as bearerSecret is not repeated", op: "v/ops/http/get",
+			in:      `{"url":"{web}/x","bearerSecret":"ghp_rawToken0123"}`,
+			wantErr: bearerNotRef, wantSent: noRequest},
+		{name: "a raw value given in secretHeaders is not repeated", op: "v/ops/http/post",
+			in:      `{"url":"{web}/x","secretHeaders":{"X-Api-Key":"raw value 0123"}}`,
+			wantErr: strings.Replace(bearerNotRef, "bearerSecret", "secretHeaders[X-Api-Key]", 1), wantSent: noRequest},
+		{name: "a reference that resolves to nothing is named", op: "v/ops/http/get", in: `{"url":"{web}/x","bearerSecret":"s/NOT_STORED"}`,
+			wantErr: "Could not resolve bearerSecret reference: s/NOT_STORED (Secret not found: NOT_STORED)", wantSent: noRequest},
 	})
 }
+
+// shortSecret is the venue's refusal of a value too short to mask.
+const shortSecret = "Secret value must be at least 4 characters: shorter values cannot be masked reliably in job records"
 
 func TestGuest_Secret(t *testing.T) {
 	runCases(t, []guestCase{
@@ -122,5 +145,15 @@ func TestGuest_Secret(t *testing.T) {
 			refused: "missing property 'value'", wantErr: "'value' is required"},
 		{name: "name and key must agree", op: "v/ops/secret/set", in: `{"name":"A","key":"B","value":"v"}`,
 			wantErr: "secret:set got both 'name' (A) and 'key' (B): give one"},
+		{name: "a name written as a reference", op: "v/ops/secret/set", in: `{"name":"s/TOK","value":"tok-value"}`,
+			want: `{"name":"TOK","stored":true}`, wantSecrets: map[string]string{"TOK": "tok-value"}},
+		{name: "a key written as a reference", op: "v/ops/secret/set", in: `{"key":"s/TOK2","value":"tok-value-2"}`,
+			want: `{"name":"TOK2","stored":true}`, wantSecrets: map[string]string{"TOK2": "tok-value-2"}},
+		{name: "name and key agree once written alike", op: "v/ops/secret/set", in: `{"name":"s/TOK3","key":"TOK3","value":"tok-value-3"}`,
+			want: `{"name":"TOK3","stored":true}`, wantSecrets: map[string]string{"TOK3": "tok-value-3"}},
+		{name: "a value too short to mask is refused", op: "v/ops/secret/set", in: `{"name":"SHORT","value":"abc"}`,
+			wantErr: shortSecret},
+		{name: "four characters are enough", op: "v/ops/secret/set", in: `{"name":"FOUR","value":"é€ab"}`,
+			want: `{"name":"FOUR","stored":true}`, wantSecrets: map[string]string{"FOUR": "é€ab"}},
 	})
 }

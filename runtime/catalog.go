@@ -31,6 +31,7 @@ type catalog struct {
 	byRef   map[string]*venue.Operation // references every caller resolves alike: catalog paths, with and without a leading slash
 	ordered []*venue.Operation          // v/ops entries by path
 	tree    map[string]any              // the v namespace as nested maps
+	secrets map[string][]string         // by adapter ("secret:set"): the fields its entries mark secret
 }
 
 // newCatalog parses entries. Every path must sit under v/, every entry must
@@ -38,7 +39,7 @@ type catalog struct {
 // entries: a broken catalog is a build mistake, caught at start.
 func newCatalog(entries []CatalogEntry, info map[string]any) (*catalog, error) {
 	c := &catalog{byPath: map[string]*venue.Operation{}, byName: map[string]*venue.Operation{}, byRef: map[string]*venue.Operation{},
-		tree: map[string]any{"info": info}}
+		tree: map[string]any{"info": info}, secrets: map[string][]string{}}
 	for _, en := range entries {
 		if err := c.add(en); err != nil {
 			return nil, err
@@ -67,6 +68,11 @@ func (c *catalog) add(en CatalogEntry) error {
 		return fmt.Errorf("catalog entry %s is listed twice", en.Path)
 	}
 	c.byPath[en.Path] = op
+	for _, f := range op.SecretFields {
+		if !slices.Contains(c.secrets[op.Name], f) {
+			c.secrets[op.Name] = append(c.secrets[op.Name], f)
+		}
+	}
 	c.byRef[en.Path], c.byRef["/"+en.Path] = op, op
 	if strings.HasPrefix(en.Path, "v/ops/") {
 		if other, dup := c.byName[op.Name]; dup {
@@ -76,6 +82,25 @@ func (c *catalog) add(en CatalogEntry) error {
 		c.ordered = append(c.ordered, op)
 	}
 	return c.plant(p.Segments[1:], op.Meta)
+}
+
+// withSecretFields returns op marking secret, besides the fields its own
+// metadata names, every field the catalog marks for its adapter: metadata a
+// caller wrote (an asset, a pin) copying a built-in adapter cannot unmark
+// what that adapter's fields hold, such as secret:set's value.
+func (c *catalog) withSecretFields(op *venue.Operation) *venue.Operation {
+	var missing []string
+	for _, f := range c.secrets[op.Name] {
+		if !slices.Contains(op.SecretFields, f) {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) == 0 {
+		return op
+	}
+	marked := *op
+	marked.SecretFields = append(slices.Clip(op.SecretFields), missing...)
+	return &marked
 }
 
 // plant puts meta into the v tree at segs, creating maps on the way.

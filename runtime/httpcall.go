@@ -3,11 +3,13 @@ package runtime
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,32 +43,43 @@ var (
 )
 
 // HTTP makes req for the job's caller: it resolves the secret references
-// (registering every value with the job's masker, so that no record shows
-// it), checks the URL against the venue's outbound policy and sends it.
+// (registering every value with the job's masker), checks the URL against
+// the venue's outbound policy and sends it. What comes back passes through
+// the masker, since it goes to the guest: a server may echo a credential,
+// and the final URL would hold every filled-in placeholder, so the URL
+// comes back with its placeholders restored.
 // Returns EINVALID for a malformed request or an unresolvable reference,
 // EFORBIDDEN for a destination the policy refuses.
 func (env *Env) HTTP(ctx context.Context, req HTTPRequest) (*HTTPResponse, error) {
-	hreq, secretNames, err := env.buildRequest(ctx, req)
+	hreq, fills, secretNames, err := env.buildRequest(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, env.maskErr(err, fills)
 	}
 	resp, err := env.e.http.Do(hreq, secretNames)
 	if err != nil {
-		return nil, env.maskErr(err)
+		return nil, env.maskErr(err, fills)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return nil, env.maskErr(err)
+		return nil, env.maskErr(err, fills)
 	}
-	out := &HTTPResponse{Status: resp.StatusCode, Headers: map[string]string{}, Body: string(body), URL: resp.Request.URL.String()}
-	for k, v := range resp.Header {
-		out.Headers[strings.ToLower(k)] = strings.Join(v, ", ")
-	}
-	return out, nil
+	return env.answer(resp, body, fills), nil
 }
 
-func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Request, []string, error) {
+// answer is the response as the guest may see it: masked throughout, the
+// final URL with its placeholders back.
+func (env *Env) answer(resp *http.Response, body []byte, fills []fill) *HTTPResponse {
+	m := env.j.mask
+	out := &HTTPResponse{Status: resp.StatusCode, Headers: make(map[string]string, len(resp.Header)),
+		Body: m.text(string(body)), URL: m.text(restore(resp.Request.URL.String(), fills))}
+	for k, v := range resp.Header {
+		out.Headers[m.text(strings.ToLower(k))] = m.text(strings.Join(v, ", "))
+	}
+	return out
+}
+
+func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Request, []fill, []string, error) {
 	method := strings.ToUpper(req.Method)
 	if method == "" {
 		method = "GET"
@@ -75,12 +88,13 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 		}
 	}
 	if !httpMethods[method] {
-		return nil, nil, venue.Errorf(venue.EINVALID, "Unsupported HTTP method: %s", req.Method)
+		return nil, nil, nil, venue.Errorf(venue.EINVALID, "Unsupported HTTP method: %s", req.Method)
 	}
-	u, err := env.resolveURL(ctx, req.URL, req.QueryParams)
+	u, fills, err := env.resolveURL(ctx, req.URL, req.QueryParams)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
+	env.maskUserInfo(u, fills)
 	body, ctype := requestBody(req.Body)
 	if req.TimeoutMs > 0 {
 		var cancel context.CancelFunc
@@ -89,7 +103,7 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
-		return nil, nil, venue.Errorf(venue.EINVALID, "Invalid request: %v", err)
+		return nil, fills, nil, venue.Errorf(venue.EINVALID, "Invalid request: %v", err)
 	}
 	if ctype != "" {
 		hreq.Header.Set("Content-Type", ctype)
@@ -98,26 +112,35 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 		hreq.Header.Set(k, v)
 	}
 	names, err := env.secretHeaders(ctx, hreq.Header, req)
-	return hreq, names, err
+	return hreq, fills, names, err
 }
 
-// resolveURL fills {s/NAME} placeholders and adds the query parameters.
-func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]string) (*url.URL, error) {
-	var failed error
-	filled := placeholder.ReplaceAllStringFunc(raw, func(m string) string {
-		name := placeholder.FindStringSubmatch(m)[1]
+// fill is a URL placeholder filled in: the secret's name and the text put
+// in the placeholder's place.
+type fill struct{ name, text string }
+
+// resolveURL fills {s/NAME} placeholders, each value escaped for the part
+// of the URL it stands in, and adds the query parameters.
+func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]string) (*url.URL, []fill, error) {
+	var b strings.Builder
+	var fills []fill
+	last := 0
+	for _, m := range placeholder.FindAllStringSubmatchIndex(raw, -1) {
+		name := raw[m[2]:m[3]]
 		v, err := env.Secret(ctx, name)
-		if err != nil && failed == nil {
-			failed = venue.Errorf(venue.EINVALID, "Could not resolve URL placeholder {s/%s}: %s", name, venue.ErrorMessage(err))
+		if err != nil {
+			return nil, nil, venue.Errorf(venue.EINVALID, "Could not resolve URL placeholder {s/%s}: %s", name, venue.ErrorMessage(err))
 		}
-		return v
-	})
-	if failed != nil {
-		return nil, failed
+		f := fill{name: name, text: escapeURL(urlPartAt(raw[:m[0]]), v)}
+		fills = append(fills, f)
+		b.WriteString(raw[last:m[0]])
+		b.WriteString(f.text)
+		last = m[1]
 	}
-	u, err := url.Parse(filled)
+	b.WriteString(raw[last:])
+	u, err := url.Parse(b.String())
 	if err != nil || u.Host == "" && u.Scheme == "" {
-		return nil, venue.Errorf(venue.EINVALID, "Invalid URL: %s", raw)
+		return nil, nil, venue.Errorf(venue.EINVALID, "Invalid URL: %s", raw)
 	}
 	if len(query) > 0 {
 		q := u.Query()
@@ -126,7 +149,65 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 		}
 		u.RawQuery = q.Encode()
 	}
-	return u, nil
+	return u, fills, nil
+}
+
+// maskUserInfo registers the Basic credential Go makes of user info that
+// holds a filled-in placeholder: a form of the value the masker could not
+// derive from it, which a server may echo.
+func (env *Env) maskUserInfo(u *url.URL, fills []fill) {
+	if u.User == nil || len(fills) == 0 {
+		return
+	}
+	pass, _ := u.User.Password()
+	env.j.mask.add(base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass)))
+}
+
+// urlPart is where in a URL a placeholder stands.
+type urlPart int
+
+const (
+	partPath urlPart = iota
+	partAuthority
+	partQuery
+	partFragment
+)
+
+// urlPartAt tells the part of a URL that follows prefix.
+func urlPartAt(prefix string) urlPart {
+	switch {
+	case strings.Contains(prefix, "#"):
+		return partFragment
+	case strings.Contains(prefix, "?"):
+		return partQuery
+	}
+	if _, rest, ok := strings.Cut(prefix, "://"); ok && !strings.Contains(rest, "/") {
+		return partAuthority
+	}
+	return partPath
+}
+
+// escapeURL escapes v to stand in part of a URL as one piece: a query value
+// cannot end the value early with '&', a path segment cannot add segments
+// with '/', user info cannot end early with '@'. Every escape used here is
+// among the forms the masker knows (secretForms).
+func escapeURL(part urlPart, v string) string {
+	switch part {
+	case partQuery:
+		return url.QueryEscape(v)
+	case partAuthority:
+		return url.User(v).String()
+	}
+	return url.PathEscape(v)
+}
+
+// restore puts the placeholders back into a URL the request was sent to.
+func restore(u string, fills []fill) string {
+	slices.SortFunc(fills, func(a, b fill) int { return len(b.text) - len(a.text) })
+	for _, f := range fills {
+		u = strings.ReplaceAll(u, f.text, "{s/"+f.name+"}")
+	}
+	return u
 }
 
 // secretHeaders sets the bearer and secret headers and returns their names,
@@ -134,17 +215,17 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPRequest) ([]string, error) {
 	var names []string
 	if req.BearerSecret != "" {
-		v, err := env.resolveRef(ctx, req.BearerSecret)
+		v, err := env.credential(ctx, "bearerSecret", req.BearerSecret)
 		if err != nil {
-			return nil, venue.Errorf(venue.EINVALID, "Could not resolve bearerSecret reference: %s (%s)", req.BearerSecret, venue.ErrorMessage(err))
+			return nil, err
 		}
 		h.Set("Authorization", "Bearer "+v)
 		names = append(names, "Authorization")
 	}
 	for header, ref := range req.SecretHeaders {
-		v, err := env.resolveRef(ctx, ref)
+		v, err := env.credential(ctx, "secretHeaders["+header+"]", ref)
 		if err != nil {
-			return nil, venue.Errorf(venue.EINVALID, "Could not resolve secretHeaders[%s] reference: %s (%s)", header, ref, venue.ErrorMessage(err))
+			return nil, err
 		}
 		h.Set(header, v)
 		names = append(names, header)
@@ -152,12 +233,22 @@ func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPReques
 	return names, nil
 }
 
-func (env *Env) resolveRef(ctx context.Context, ref string) (string, error) {
+// credential resolves the secret reference given in field. The error
+// repeats the reference only when it is written as one (s/NAME): anything
+// else may be the secret itself, passed by mistake where its name belongs.
+func (env *Env) credential(ctx context.Context, field, ref string) (string, error) {
 	name, err := venue.ParseSecretRef(ref)
-	if err != nil {
-		return "", err
+	if err == nil {
+		var v string
+		if v, err = env.Secret(ctx, name); err == nil {
+			return v, nil
+		}
 	}
-	return env.Secret(ctx, name)
+	if name != "" && (strings.HasPrefix(ref, "s/") || strings.HasPrefix(ref, "/s/")) {
+		return "", venue.Errorf(venue.EINVALID, "Could not resolve %s reference: %s (%s)", field, ref, venue.ErrorMessage(err))
+	}
+	return "", venue.Errorf(venue.EINVALID, "Could not resolve %s reference: give s/NAME, the name of one of your stored secrets "+
+		"(PUT /api/v1/secrets/{name}), never the secret's value; what was given is not repeated here in case it is one", field)
 }
 
 // requestBody sends a JSON string as text and any other JSON as JSON.
@@ -172,8 +263,9 @@ func requestBody(b json.RawMessage) (io.Reader, string) {
 	return bytes.NewReader(b), "application/json"
 }
 
-// maskErr masks resolved secrets out of an error's message (a URL with a
-// placeholder filled in may appear in it).
-func (env *Env) maskErr(err error) error {
-	return venue.Errorf(venue.ErrorCode(err), "%s", env.j.mask.text(venue.ErrorMessage(err)))
+// maskErr masks resolved secrets out of an error's message: a URL quoted
+// in it gets its placeholders back, and any other trace of a value is
+// hidden.
+func (env *Env) maskErr(err error, fills []fill) error {
+	return venue.Errorf(venue.ErrorCode(err), "%s", env.j.mask.text(restore(venue.ErrorMessage(err), fills)))
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -14,11 +15,17 @@ import (
 const Hidden = "HIDDEN"
 
 // masker remembers the plaintext secrets a job resolved and blanks them out
-// of its records. Only values of at least minMasked bytes are masked: a
-// one-letter "secret" would blank every occurrence of that letter.
+// of its records and of everything the host hands back to its guest. A
+// value is known in every form it takes on the way out of the venue: as it
+// is, escaped for each part of a URL (see escapeURL) and escaped in JSON,
+// so that a server echoing a request line or a header returns nothing the
+// masker misses. Only values of at least minMasked bytes are masked: a
+// one-letter "secret" would blank every occurrence of that letter, which is
+// why shorter values cannot be stored or resolved (tooShort).
 type masker struct {
 	mu     sync.Mutex
-	values []string
+	inText []string // the forms to blank in plain text, longest first
+	inJSON []string // the forms inside JSON strings (escaped once or twice), longest first
 }
 
 const minMasked = 4
@@ -28,46 +35,89 @@ func (m *masker) add(v string) {
 		return
 	}
 	m.mu.Lock()
-	m.values = append(m.values, v)
-	m.mu.Unlock()
+	defer m.mu.Unlock()
+	for _, f := range secretForms(v) {
+		m.inText = insertForm(m.inText, f)
+		for _, once := range jsonEscapes(f) {
+			for _, twice := range append(jsonEscapes(once), once) {
+				m.inText = insertForm(m.inText, twice)
+				m.inJSON = insertForm(m.inJSON, twice)
+			}
+		}
+	}
+}
+
+// jsonEscapes returns f as it appears inside a JSON string, with and
+// without HTML escaping.
+func jsonEscapes(f string) []string { return []string{jsonEscaped(f, true), jsonEscaped(f, false)} }
+
+// secretForms lists the texts v may become in a URL: itself, its escapes
+// for a path segment, a query and user info (escapeURL's), the whole-path
+// escaping Go falls back to, and the strict %20 escaping of most other
+// clients. Each may then be written into JSON (a server echoing a request
+// line), and that JSON into a string in a record.
+func secretForms(v string) []string {
+	query := url.QueryEscape(v)
+	return []string{v, url.PathEscape(v), query, strings.ReplaceAll(query, "+", "%20"), url.User(v).String(),
+		(&url.URL{Path: v}).EscapedPath()}
+}
+
+// jsonEscaped returns v as it appears between the quotes of a JSON string.
+func jsonEscaped(v string, escapeHTML bool) string {
+	if escapeHTML {
+		b := venue.AppendString(nil, v)
+		return string(b[1 : len(b)-1])
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	return string(b[1 : len(b)-1])
+}
+
+// insertForm returns forms with f added, kept longest first so that a form
+// is never cut up by masking a shorter one inside it first. The result is
+// a new slice: text and apply read the old one without the lock.
+func insertForm(forms []string, f string) []string {
+	if slices.Contains(forms, f) {
+		return forms
+	}
+	i, _ := slices.BinarySearchFunc(forms, f, func(a, b string) int { return len(b) - len(a) })
+	return slices.Insert(slices.Clip(forms), i, f)
 }
 
 // text masks the values in s.
 func (m *masker) text(s string) string {
 	m.mu.Lock()
-	vals := m.values
+	forms := m.inText
 	m.mu.Unlock()
-	for _, v := range vals {
-		s = strings.ReplaceAll(s, v, Hidden)
+	for _, f := range forms {
+		s = strings.ReplaceAll(s, f, Hidden)
 	}
 	return s
 }
 
 // apply masks j's output, error and message in place.
 func (m *masker) apply(j *venue.Job) {
+	j.Error = m.text(j.Error)
 	m.mu.Lock()
-	vals := m.values
+	forms := m.inJSON
 	m.mu.Unlock()
-	for _, v := range vals {
-		j.Error = strings.ReplaceAll(j.Error, v, Hidden)
-		j.Output = maskJSON(j.Output, v)
-		j.Message = maskJSON(j.Message, v)
+	for _, f := range forms {
+		j.Output = maskJSON(j.Output, f)
+		j.Message = maskJSON(j.Message, f)
 	}
 }
 
-// maskJSON replaces v inside the JSON text b. A secret can only appear in b
-// inside a string, JSON-escaped; swapping the escaped form for HIDDEN keeps
-// the text valid.
-func maskJSON(b json.RawMessage, v string) json.RawMessage {
-	if len(b) == 0 {
+// maskJSON replaces esc, a secret's form as escaped inside a JSON string,
+// in the JSON text b. A secret can only appear in b inside a string, so
+// swapping its escaped form for HIDDEN keeps the text valid.
+func maskJSON(b json.RawMessage, esc string) json.RawMessage {
+	if len(b) == 0 || !bytes.Contains(b, []byte(esc)) {
 		return b
 	}
-	enc := venue.AppendString(nil, v)
-	esc := enc[1 : len(enc)-1]
-	if !bytes.Contains(b, esc) {
-		return b
-	}
-	return bytes.ReplaceAll(b, esc, []byte(Hidden))
+	return bytes.ReplaceAll(b, []byte(esc), []byte(Hidden))
 }
 
 // maskFields returns input with every object member whose key is listed in

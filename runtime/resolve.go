@@ -9,18 +9,23 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// resolve finds the operation a reference names, as the caller sees it.
+// resolve finds the operation a reference names, as the caller sees it,
+// with the secret fields of its adapter marked whatever its metadata says.
 // Returns EINVALID with the spec's "Cannot resolve operation" message when
 // nothing is found, so callers can tell a typo from a failure.
 func (e *Engine) resolve(ctx context.Context, c venue.Caller, ref string) (*venue.Operation, error) {
 	if op, ok := e.cat.byRef[ref]; ok {
-		return op, nil
+		return e.cat.withSecretFields(op), nil
 	}
 	r, err := venue.ParseOpRef(ref)
 	if err != nil {
 		return nil, err
 	}
-	return e.resolveRef(ctx, c, r, true)
+	op, err := e.resolveRef(ctx, c, r, true)
+	if err != nil {
+		return nil, err
+	}
+	return e.cat.withSecretFields(op), nil
 }
 
 // resolveRef follows at most one indirection (a registered name, or a pin

@@ -7,6 +7,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -32,8 +33,8 @@ func (e *Engine) PutSecret(ctx context.Context, name, value string) error {
 	if err := venue.CheckSecretName(name); err != nil {
 		return err
 	}
-	if len(value) > venue.MaxSecretValueLen {
-		return venue.Errorf(venue.ETOOLARGE, "Secret value is %d bytes; the limit is %d", len(value), venue.MaxSecretValueLen)
+	if err := checkSecretValue(value); err != nil {
+		return err
 	}
 	sealed, err := e.seal(c.DID, name, value)
 	if err != nil {
@@ -42,6 +43,23 @@ func (e *Engine) PutSecret(ctx context.Context, name, value string) error {
 	e.touchUser(ctx, c.DID)
 	return e.store.PutSecret(ctx, c.DID, name, sealed, e.ms())
 }
+
+// checkSecretValue bounds a value to store. A value shorter than
+// minMasked characters is refused: the masker cannot hide it in job
+// records without blanking innocent text, so it would show.
+func checkSecretValue(value string) error {
+	if len(value) > venue.MaxSecretValueLen {
+		return venue.Errorf(venue.ETOOLARGE, "Secret value is %d bytes; the limit is %d", len(value), venue.MaxSecretValueLen)
+	}
+	if tooShort(value) {
+		return venue.Errorf(venue.EINVALID, "Secret value must be at least %d characters: shorter values cannot be masked reliably in job records", minMasked)
+	}
+	return nil
+}
+
+// tooShort reports whether v has fewer than minMasked characters (and so
+// fewer than minMasked bytes, the masker's own bound).
+func tooShort(v string) bool { return utf8.RuneCountInString(v) < minMasked }
 
 // SecretNames lists the caller's secret names. Values are never returned.
 func (e *Engine) SecretNames(ctx context.Context) ([]string, error) {
@@ -92,6 +110,11 @@ func (e *Engine) openSecret(ctx context.Context, owner, name string) (string, er
 	plain, err := aead.Open(nil, sealed[1:1+ns], sealed[1+ns:], secretAD(owner, name))
 	if err != nil {
 		return "", venue.Errorf(venue.EINTERNAL, "Secret %s cannot be opened with this venue's key", name)
+	}
+	if tooShort(string(plain)) {
+		// Stored before values this short were refused: used, it would
+		// show in the job's records, so it is not used at all.
+		return "", venue.Errorf(venue.EINVALID, "Secret %s is shorter than %d characters, too short to be masked in job records: store a longer value (PUT /api/v1/secrets/%s)", name, minMasked, name)
 	}
 	return string(plain), nil
 }

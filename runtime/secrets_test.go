@@ -49,6 +49,34 @@ func TestEngine_Secrets(t *testing.T) {
 	t.Run("oversized values are refused", func(t *testing.T) {
 		wantCode(t, h.PutSecret(h.alice, "BIG", strings.Repeat("x", venue.MaxSecretValueLen+1)), venue.ETOOLARGE)
 	})
+	t.Run("values too short to mask are refused", func(t *testing.T) {
+		for _, v := range []string{"", "a", "ab3", "€€€"} {
+			err := h.PutSecret(h.alice, "SHORT", v)
+			wantCode(t, err, venue.EINVALID)
+			if !strings.Contains(venue.ErrorMessage(err), "shorter values cannot be masked reliably in job records") {
+				t.Errorf("refusing %q: %v", v, err)
+			}
+		}
+		if names, _ := h.SecretNames(h.alice); len(names) != 1 {
+			t.Errorf("a refused value was stored: %v", names)
+		}
+		if err := h.PutSecret(h.alice, "FOUR", "4chr"); err != nil {
+			t.Errorf("four characters: %v", err)
+		}
+	})
+	t.Run("a short value stored before is never used", func(t *testing.T) {
+		for _, v := range []string{"", "Q#z"} {
+			if err := h.PutSecretUnchecked(context.Background(), "did:key:alice", "OLD", v); err != nil {
+				t.Fatal(err)
+			}
+			j := h.invoke(t, "v/test/ops/reveal", `{"secret": "s/OLD"}`, time.Minute)
+			b, _ := json.Marshal(j)
+			if j.Status != venue.StatusFailed || !strings.Contains(j.Error, "Secret OLD is shorter than 4 characters, too short to be masked in job records") ||
+				v != "" && strings.Contains(string(b), v) {
+				t.Fatalf("a short value %q was used: %s", v, b)
+			}
+		}
+	})
 	t.Run("delete ends access", func(t *testing.T) {
 		h.PutSecret(h.alice, "TEMP", "temporary-value")
 		if err := h.DeleteSecret(h.alice, "TEMP"); err != nil {
@@ -81,6 +109,27 @@ func TestEngine_SecretsAreMaskedInRecords(t *testing.T) {
 			t.Fatalf("input %s output %s", j.Input, j.Output)
 		}
 		h.assertNoSecret(t, j.ID)
+	})
+	t.Run("metadata copying an adapter keeps its secret fields", func(t *testing.T) {
+		bare := `{"name":"bare echo","operation":{"adapter":"test:echo","input":{"type":"object"},"secretFields":["plain"]}}`
+		if err := h.Write(h.alice, "o/bare-echo", json.RawMessage(bare)); err != nil {
+			t.Fatal(err)
+		}
+		asset, err := h.RegisterAsset(h.alice, []byte(`{"name":"bare echo","operation":{"adapter":"test:echo"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ref, want := range map[string]string{
+			"o/bare-echo":      `{"plain":"HIDDEN","secret":"HIDDEN"}`, // the union of both lists
+			"a/" + asset.Hex(): `{"plain":1,"secret":"HIDDEN"}`,
+			"v/test/ops/echo":  `{"plain":1,"secret":"HIDDEN"}`,
+		} {
+			j := h.invoke(t, ref, `{"secret": "`+secretValue+`", "plain": 1}`, time.Minute)
+			if string(j.Input) != want || string(j.Output) != want {
+				t.Errorf("%s: input %s output %s, want %s", ref, j.Input, j.Output, want)
+			}
+			h.assertNoSecret(t, j.ID)
+		}
 	})
 }
 

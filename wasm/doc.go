@@ -116,8 +116,11 @@
 // All of them act as the job's caller, under its capabilities. Secrets are
 // referenced, never read: http.request resolves "s/NAME" in bearerSecret,
 // secretHeaders values and {s/NAME} placeholders in the URL on the host
-// side, and masks every resolved value out of the job's records. The guest
-// never holds a plaintext secret.
+// side, and masks every resolved value, in any URL or JSON escaping, out of
+// the job's records and out of the answer: its headers, body and errors,
+// and its url, which comes back with the placeholders in place of the
+// values. The guest never holds a plaintext secret, even from a server
+// that echoes what it was sent.
 //
 // The exact rules of the host module:
 //

@@ -26,7 +26,7 @@ type SecretNameInput struct {
 // PutSecretInput carries a secret value.
 type PutSecretInput struct {
 	SecretNameInput
-	Body json.RawMessage `doc:"The value as a JSON string, or {\"value\": string}" example:"{\"value\":\"sk-...\"}"`
+	Body json.RawMessage `doc:"The value, at least 4 characters, as a JSON string or {\"value\": string}" example:"{\"value\":\"sk-...\"}"`
 }
 
 // PutSecretOutput confirms a stored secret.
@@ -49,7 +49,8 @@ func (s *Server) registerSecrets() {
 	op := s.op("list-secrets", http.MethodGet, "/api/v1/secrets", "List the caller's secret names", "Secrets")
 	huma.Register(s.api, op, s.listSecrets)
 	op = s.op("put-secret", http.MethodPut, "/api/v1/secrets/{name}", "Store a secret", "Secrets")
-	op.Description = "Stores the value encrypted (AES-256-GCM, per user). Operations reference it as s/<name>; no endpoint returns it."
+	op.Description = "Stores the value encrypted (AES-256-GCM, per user). Operations reference it as s/<name>; no endpoint returns it. " +
+		"A value under 4 characters is refused (400): it could not be masked reliably in job records."
 	op.MaxBodyBytes = venue.MaxSecretValueLen * 8
 	huma.Register(s.api, op, s.putSecret)
 	op = s.op("delete-secret", http.MethodDelete, "/api/v1/secrets/{name}", "Delete a secret", "Secrets")

@@ -41,7 +41,7 @@ func TestAccess_AnonymousLevels(t *testing.T) {
 		"read":         {"GET", "/api/v1/values/read?path=w/x", ""},
 		"invoke":       {"POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`},
 		"write by op":  {"POST", "/api/v1/run", `{"operation": "v/ops/core/write", "input": {"path": "w/x", "value": 1}}`},
-		"put secret":   {"PUT", "/api/v1/secrets/K", `{"value": "v"}`},
+		"put secret":   {"PUT", "/api/v1/secrets/K", `{"value": "v-value"}`},
 		"add asset":    {"POST", "/api/v1/assets", `{"name": "n"}`},
 		"did document": {"GET", "/.well-known/did.json", ""},
 	}
@@ -98,7 +98,7 @@ func TestToken_Command(t *testing.T) {
 	first := mint()
 	c := newClient(m)
 	c.token = first["TOKEN"]
-	mustOK(t, c.do(t, "PUT", "/api/v1/secrets/MINE", `{"value": "v"}`))
+	mustOK(t, c.do(t, "PUT", "/api/v1/secrets/MINE", `{"value": "v-value"}`))
 	again := mint("--seed", first["SEED"], "--ttl", "5m")
 	if again["DID"] != first["DID"] || !strings.HasPrefix(first["DID"], "did:key:z6Mk") {
 		t.Fatalf("%v %v", first, again)

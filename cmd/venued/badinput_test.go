@@ -65,6 +65,8 @@ func TestREST_BadInput(t *testing.T) {
 			{"secret body of the wrong type", "PUT", "/api/v1/secrets/GOOD", `42`, 400, "'value' string field"},
 			{"secret body object without value", "PUT", "/api/v1/secrets/GOOD", `{"val": "x"}`, 400, "'value' string field"},
 			{"secret body malformed", "PUT", "/api/v1/secrets/GOOD", `{"value": `, 400, "not valid JSON"},
+			{"secret too short to mask", "PUT", "/api/v1/secrets/GOOD", `"abc"`, 400, "at least 4 characters: shorter values cannot be masked reliably in job records"},
+			{"empty secret", "PUT", "/api/v1/secrets/GOOD", `{"value": ""}`, 400, "at least 4 characters"},
 			{"delete an unknown secret", "DELETE", "/api/v1/secrets/NOPE", nil, 404, "Secret not found"},
 			{"unknown operation by name", "GET", "/api/v1/operations/core:nope", nil, 404, "Operation not found"},
 			{"unknown route", "GET", "/api/v1/nothing", nil, 404, "Endpoint GET /api/v1/nothing not found"},

@@ -86,7 +86,7 @@ func TestREST_DocsAndDiscovery(t *testing.T) {
 		if r := c.do(t, "GET", "/u/public/did.json", nil); r.status != 404 {
 			t.Fatalf("before any activity: %d", r.status)
 		}
-		c.do(t, "PUT", "/api/v1/secrets/K", `"v"`)
+		c.do(t, "PUT", "/api/v1/secrets/K", `"v-value"`)
 		if r := c.do(t, "GET", "/u/public/did.json", nil); r.status != 200 || !strings.Contains(string(r.body), ":u:public") {
 			t.Fatalf("%d %s", r.status, r.body)
 		}

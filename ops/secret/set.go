@@ -2,6 +2,7 @@ package secret
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/gridvenue/venue/ops/internal/input"
 	"github.com/gridvenue/venue/wasm/guest"
@@ -12,7 +13,8 @@ func init() {
 }
 
 // set stores a secret. The spec names its field "key", the reference venue
-// and its SDKs "name"; both are accepted.
+// and its SDKs "name"; both are accepted, as NAME or as the reference
+// s/NAME that operations use.
 func set(in json.RawMessage) (any, error) {
 	var p struct {
 		Name  string  `json:"name"`
@@ -22,6 +24,7 @@ func set(in json.RawMessage) (any, error) {
 	if err := input.Decode("secret:set", in, &p); err != nil {
 		return nil, err
 	}
+	p.Name, p.Key = bareName(p.Name), bareName(p.Key)
 	name := p.Name
 	if name == "" {
 		name = p.Key
@@ -39,4 +42,15 @@ func set(in json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// bareName returns the name a reference s/NAME (or /s/NAME) names; any
+// other text comes back as it is, for the venue to judge.
+func bareName(ref string) string {
+	for _, prefix := range []string{"/s/", "s/"} {
+		if name, ok := strings.CutPrefix(ref, prefix); ok {
+			return name
+		}
+	}
+	return ref
 }

@@ -1,0 +1,56 @@
+package runtime
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// TestMasker_EveryForm checks that a secret is hidden in every form it may
+// take on its way out: as it is, escaped for any part of a URL, and written
+// into JSON (once, or twice as a JSON body quoted in a JSON output).
+func TestMasker_EveryForm(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"a plain token", "zq7-plain_Token.0123"},
+		{"URL and JSON specials", `zq7 a/b?c&d=e+f#g<h>"i\j:k@l;m,n`},
+		{"non-ASCII", "zq7k1é€ x"},
+		{"control characters", "zq7\tline\nbreak"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.value)
+			v := tc.value
+			forms := []string{v, url.PathEscape(v), url.QueryEscape(v), strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
+				url.User(v).String(), (&url.URL{Path: "/" + v}).String()}
+			for _, f := range forms {
+				quoted, _ := json.Marshal(f)
+				twice, _ := json.Marshal(string(quoted))
+				for _, text := range []string{f, string(quoted), string(twice)} {
+					if got := m.text("<" + text + ">"); strings.Contains(got, "zq7") {
+						t.Errorf("text(%q) = %q", text, got)
+					}
+				}
+				j := &venue.Job{Output: json.RawMessage(`{"a":` + string(quoted) + `,"b":` + string(twice) + `}`), Error: "was " + f}
+				m.apply(j)
+				if strings.Contains(string(j.Output), "zq7") || strings.Contains(j.Error, "zq7") || !json.Valid(j.Output) {
+					t.Errorf("apply to a record holding %q: output %s, error %q", f, j.Output, j.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestMasker_ShortValues checks that values too short to mask safely are
+// not taken: masking them would blank innocent text.
+func TestMasker_ShortValues(t *testing.T) {
+	m := &masker{}
+	for _, v := range []string{"", "a", "abc"} {
+		m.add(v)
+	}
+	if got := m.text("abc a"); got != "abc a" {
+		t.Errorf("text = %q", got)
+	}
+}

@@ -1,0 +1,175 @@
+package wasm
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/outbound"
+)
+
+// maskedSecret holds characters every encoding treats differently (a
+// space, '/', '?', '&', '=', '+', HTML and JSON specials, non-ASCII) and
+// starts with a marker no encoding but base64 or hex changes.
+const (
+	secretMarker  = "zq7"
+	maskedSecret  = secretMarker + "k1é€ a/b?c&d=e+f<g>\"h"
+	echoSecretRef = "s/ECHO_KEY"
+)
+
+// echoServer is a loopback server that tells back everything it got: the
+// request line and headers in a JSON body, the credentials in response
+// headers. Under /redirect/ it first redirects to /echo/landed with the
+// path it was asked for in the query.
+type echoServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	seen []*http.Request
+}
+
+func mustEchoServer(t *testing.T) *echoServer {
+	s := &echoServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *echoServer) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.seen = append(s.seen, r.Clone(r.Context()))
+	s.mu.Unlock()
+	if rest, ok := strings.CutPrefix(r.URL.Path, "/redirect/"); ok {
+		http.Redirect(w, r, "/echo/landed?seen="+url.QueryEscape(rest), http.StatusFound)
+		return
+	}
+	w.Header().Set("X-Echo-Authorization", r.Header.Get("Authorization"))
+	w.Header().Set("X-Echo-Key", r.Header.Get("X-Key"))
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"uri": r.RequestURI, "path": r.URL.Path, "query": r.URL.Query(), "headers": r.Header})
+}
+
+func (s *echoServer) requests() []*http.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seen
+}
+
+// TestHost_HTTPAnswersAreMasked has an uploaded guest call an echoing
+// server with a secret in every credential shape, and report what the host
+// answered, hex-encoded so that the engine's masking of the job's output
+// cannot hide it. The server must get the secret, correctly encoded for
+// each place; the guest, the job record and the log must never see it.
+func TestHost_HTTPAnswersAreMasked(t *testing.T) {
+	srv := mustEchoServer(t)
+	h := mustHarness(t, Config{}, runtime.Config{Outbound: outbound.Policy{AllowHosts: []string{"127.0.0.1"}}}, "goreactor")
+	if err := h.PutSecret(h.alice, "ECHO_KEY", maskedSecret); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []map[string]any{
+		{"fn": "http.request", "url": srv.URL + "/echo/{s/ECHO_KEY}?q={s/ECHO_KEY}", "queryParams": map[string]string{"page": "2"},
+			"bearerSecret": echoSecretRef, "secretHeaders": map[string]string{"X-Key": echoSecretRef}},
+		{"fn": "http.request", "url": srv.URL + "/echo/plain?q={s/ECHO_KEY}"},
+		{"fn": "http.request", "url": srv.URL + "/redirect/{s/ECHO_KEY}"},
+		{"fn": "http.request", "url": "http:///nohost/{s/ECHO_KEY}"},
+		{"fn": "http.request", "url": strings.Replace(srv.URL, "//", "//user:{s/ECHO_KEY}@", 1) + "/echo/basic"},
+	}
+	in, _ := json.Marshal(map[string]any{"do": "hosthex", "reqs": reqs})
+	j := h.run(t, h.alice, "v/test/wasm/goreactor", string(in))
+	var out struct{ Hex string }
+	if err := json.Unmarshal(j.Output, &out); err != nil {
+		t.Fatalf("status %s, error %q, output %s", j.Status, j.Error, j.Output)
+	}
+	raw, _ := hex.DecodeString(out.Hex)
+	var a answers
+	if err := json.Unmarshal(raw, &a); err != nil || len(a.Answers) != len(reqs) {
+		t.Fatalf("answers %s: %v", raw, err)
+	}
+	t.Run("the server got the secret, encoded for each place", func(t *testing.T) {
+		checkEchoRequests(t, srv.requests())
+	})
+	t.Run("the guest's answers hold no form of it", func(t *testing.T) {
+		noSecret(t, "the guest's answers", string(raw))
+		for i, ans := range a.Answers[:3] {
+			if !ans.OK {
+				t.Errorf("request %d failed: %s", i, ans.Error)
+			}
+		}
+		var first runtime.HTTPResponse
+		json.Unmarshal(a.Answers[0].Result, &first)
+		if want := srv.URL + "/echo/{s/ECHO_KEY}?page=2&q={s/ECHO_KEY}"; first.URL != want {
+			t.Errorf("url %q, want the placeholders restored: %q", first.URL, want)
+		}
+		if got := first.Headers["x-echo-authorization"]; got != "Bearer "+runtime.Hidden {
+			t.Errorf("the echoed Authorization reaches the guest as %q", got)
+		}
+		if a.Answers[3].OK || a.Answers[3].Error != "URL has no host: http:///nohost/{s/ECHO_KEY}" {
+			t.Errorf("a URL without a host: %+v", a.Answers[3])
+		}
+		var basic runtime.HTTPResponse
+		json.Unmarshal(a.Answers[4].Result, &basic)
+		if want := strings.Replace(srv.URL, "//", "//user:{s/ECHO_KEY}@", 1) + "/echo/basic"; basic.URL != want {
+			t.Errorf("url %q, want %q", basic.URL, want)
+		}
+		// The Basic credential Go builds from the user info is a form no
+		// marker survives.
+		if basicAuth := base64.StdEncoding.EncodeToString([]byte("user:" + maskedSecret)); strings.Contains(string(raw), basicAuth) {
+			t.Errorf("the guest got the Basic credential: %s", raw)
+		}
+	})
+	t.Run("the job record and the log hold no form of it", func(t *testing.T) {
+		rec, err := h.Job(h.alice, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(rec)
+		noSecret(t, "the job record", string(b))
+		noSecret(t, "the log", h.logs.text())
+	})
+}
+
+// checkEchoRequests checks what the echo server received: the secret, once
+// decoded, exactly as stored, wherever it was placed.
+func checkEchoRequests(t *testing.T, seen []*http.Request) {
+	t.Helper()
+	if len(seen) != 5 { // the redirect is followed; the URL without a host is never sent
+		t.Fatalf("the server got %d requests, want 5", len(seen))
+	}
+	if user, pass, ok := seen[4].BasicAuth(); !ok || user != "user" || pass != maskedSecret {
+		t.Errorf("user info: the server got %q %q %v", user, pass, ok)
+	}
+	first := seen[0]
+	for what, got := range map[string]string{
+		"path":          first.URL.Path,
+		"query q":       first.URL.Query().Get("q"),
+		"query page":    first.URL.Query().Get("page"),
+		"Authorization": first.Header.Get("Authorization"),
+		"X-Key":         first.Header.Get("X-Key"),
+		"plain query":   seen[1].URL.Query().Get("q"),
+		"redirected":    seen[2].URL.Path,
+	} {
+		want := map[string]string{"path": "/echo/" + maskedSecret, "query page": "2", "Authorization": "Bearer " + maskedSecret,
+			"redirected": "/redirect/" + maskedSecret}[what]
+		if want == "" {
+			want = maskedSecret
+		}
+		if got != want {
+			t.Errorf("%s: the server got %q, want %q", what, got, want)
+		}
+	}
+}
+
+// noSecret fails if text holds the secret in any form: the marker survives
+// every encoding a URL, a header or JSON could give it.
+func noSecret(t *testing.T, what, text string) {
+	t.Helper()
+	if i := strings.Index(text, secretMarker); i >= 0 {
+		t.Errorf("%s holds the secret: …%s…", what, text[max(i-60, 0):min(i+60, len(text))])
+	}
+}
