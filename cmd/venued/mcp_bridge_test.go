@@ -167,8 +167,9 @@ func TestMCPBridge_VenueScope(t *testing.T) {
 }
 
 // TestMCPBridge_BadServers: a server that is down, slow, answers garbage,
-// refuses the token, or sits where the outbound policy forbids fails the
-// job with a clear message, and nothing hangs.
+// refuses the request or the token, or sits where the outbound policy
+// forbids fails the job with a message that names the cause, and nothing
+// hangs.
 func TestMCPBridge_BadServers(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -182,6 +183,17 @@ func TestMCPBridge_BadServers(t *testing.T) {
 		w.Write([]byte(`{"this is": "not json-rpc"`))
 	}))
 	defer garbage.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!DOCTYPE html><p>Welcome</p>`))
+	}))
+	defer page.Close()
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: the vendor's own reason"}}`))
+	}))
+	defer refusing.Close()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	down := "http://" + ln.Addr().String() + "/mcp"
 	ln.Close()
@@ -190,27 +202,35 @@ func TestMCPBridge_BadServers(t *testing.T) {
 	m := MustRunMain(t, "", allowLoopback)
 	c := newClient(m)
 	c.do(t, "PUT", "/api/v1/secrets/WRONG", `{"value":"not-the-token"}`)
-	for _, tc := range []struct{ name, url, auth, want string }{
-		{"down", down, "", "could not be reached"},
-		{"slow", slow.URL + "/mcp", "", "did not answer within 2s"},
-		{"garbage", garbage.URL + "/mcp", "", "MCP server garbage"},
-		{"wrong token", vendor, "s/WRONG", "refused the credentials"},
-		{"missing secret", vendor, "s/NOPE", "Could not resolve auth reference s/NOPE"},
-		{"outbound policy", "http://localhost:1/mcp", "", "private/internal address"}, // only 127.0.0.1 is allowed
+	for _, tc := range []struct {
+		name, url, auth string
+		want            []string
+	}{
+		{"down", down, "", []string{"MCP server down", "could not be reached", "connection refused"}},
+		{"slow", slow.URL + "/mcp", "", []string{"MCP server slow", "did not answer within 2s"}},
+		{"garbage", garbage.URL + "/mcp", "", []string{"MCP server garbage", "answered something that is not MCP JSON-RPC"}},
+		{"web page", page.URL + "/mcp", "", []string{"MCP server web-page", "not MCP JSON-RPC", "text/html"}},
+		{"refusing", refusing.URL + "/mcp", "", []string{"MCP server refusing", "refused to open a session: HTTP 400", "Bad Request: the vendor's own reason"}},
+		{"no scheme", strings.TrimPrefix(vendor, "http://"), "", []string{"MCP server no-scheme", "no scheme, so https was tried", "server gave HTTP response to HTTPS client"}},
+		{"wrong token", vendor, "s/WRONG", []string{"MCP server wrong-token", "refused the credentials", "401"}},
+		{"missing secret", vendor, "s/NOPE", []string{"Could not resolve auth reference s/NOPE"}},
+		{"outbound policy", "http://localhost:1/mcp", "", []string{"private/internal address", "allowHosts"}}, // only 127.0.0.1 is allowed
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := map[string]any{"name": "garbage", "url": tc.url}
-			if tc.name != "garbage" {
-				in["name"] = strings.ReplaceAll(tc.name, " ", "-")
-			}
+			in := map[string]any{"name": strings.ReplaceAll(tc.name, " ", "-"), "url": tc.url}
 			if tc.auth != "" {
 				in["auth"] = tc.auth
 			}
 			start := time.Now()
 			rec := jobOf(t, c, "v/ops/mcp/server/add", in)
 			msg, _ := rec["error"].(string)
-			if (rec["status"] != "FAILED" && rec["status"] != "REJECTED") || !strings.Contains(msg, tc.want) {
-				t.Fatalf("got %v %q, want FAILED or REJECTED with %q", rec["status"], msg, tc.want)
+			if rec["status"] != "FAILED" && rec["status"] != "REJECTED" {
+				t.Fatalf("got %v %q, want FAILED or REJECTED", rec["status"], msg)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("the error %q does not say %q", msg, want)
+				}
 			}
 			if d := time.Since(start); d > 8*time.Second {
 				t.Fatalf("took %s", d)

@@ -121,40 +121,63 @@ func TestMCPClients_TypeScriptSDK(t *testing.T) {
 	}
 }
 
-// serverEverything starts @modelcontextprotocol/server-everything as a
-// streamable-HTTP server on a free loopback port and returns its URL.
-func serverEverything(t *testing.T) string {
+// everythingServer is @modelcontextprotocol/server-everything running as
+// a streamable-HTTP server on a loopback port; restart stops it and starts
+// a new one on the same port, which knows none of the old sessions.
+type everythingServer struct {
+	t    *testing.T
+	port string
+	URL  string
+	stop func()
+}
+
+// serverEverything starts server-everything on a free loopback port.
+func serverEverything(t *testing.T) *everythingServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	s := &everythingServer{t: t, port: strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
 	ln.Close()
+	s.URL = "http://127.0.0.1:" + s.port + "/mcp"
+	s.start()
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+func (s *everythingServer) start() {
+	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := npmCommand(t, ctx, "mcp-server-everything", "streamableHttp")
-	cmd.Env = append(cmd.Env, "PORT="+port)
+	cmd := npmCommand(s.t, ctx, "mcp-server-everything", "streamableHttp")
+	cmd.Env = append(cmd.Env, "PORT="+s.port)
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	url := "http://127.0.0.1:" + port + "/mcp"
+	s.stop = func() { cancel(); cmd.Wait() }
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
+		if resp, err := http.Get(s.URL); err == nil {
 			resp.Body.Close()
-			return url
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not start on port %s", port)
+			s.t.Fatalf("server-everything did not start on port %s", s.port)
 		}
 	}
+}
+
+func (s *everythingServer) restart() {
+	s.t.Helper()
+	s.stop()
+	s.start()
 }
 
 // TestMCPClients_BridgeServerEverything bridges server-everything into the
 // catalog and calls its tools through REST, through /mcp with the Go SDK
 // client and through /mcp with the TypeScript SDK client.
 func TestMCPClients_BridgeServerEverything(t *testing.T) {
-	everything := serverEverything(t)
+	se := serverEverything(t)
+	everything := se.URL
 	m := MustRunMain(t, "", allowLoopback)
 	c, u := asUser(t, m)
 	rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "everything", "url": strings.TrimSuffix(everything, "/mcp")})
@@ -182,5 +205,16 @@ func TestMCPClients_BridgeServerEverything(t *testing.T) {
 	}
 	if b, _ := json.Marshal(result); !strings.Contains(string(b), "from the TS SDK") {
 		t.Fatalf("echo through the TS client: %s", b)
+	}
+
+	// server-everything forgets its sessions when it restarts and answers
+	// a call on one with HTTP 400, not 404: the bridge must still open a
+	// new session rather than fail the call.
+	se.restart()
+	for i := range 3 {
+		rec = jobOf(t, c, "o/mcp/everything/echo", map[string]any{"message": "after a restart"})
+		if b, _ := json.Marshal(rec["output"]); rec["status"] != "COMPLETE" || !strings.Contains(string(b), "after a restart") {
+			t.Fatalf("echo %d after server-everything restarted: %v %s", i, rec["error"], b)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +56,11 @@ func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.En
 	if err != nil {
 		return nil, err
 	}
-	return b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
+	out, err := b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
+	if err != nil && !strings.Contains(in.URL, "://") && venue.ErrorCode(err) == venue.EUNAVAILABLE {
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "%s (the URL has no scheme, so https was tried: write http:// for a server without TLS)", venue.ErrorMessage(err))
+	}
+	return out, err
 }
 
 // addSecret resolves the caller's secret named by r.Auth. For scope venue
