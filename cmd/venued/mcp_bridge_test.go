@@ -15,6 +15,9 @@ import (
 
 const bridgeToken = "tok-5ecret-bridge-value"
 
+// tinyPNG is a 1×1 PNG, for a bridged tool that answers with an image.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
 // vendorServer is a remote MCP server on loopback, built on the official
 // SDK: it demands bridgeToken as its bearer and offers echo (which also
 // reports the Authorization header it saw, to prove masking) and fail.
@@ -26,6 +29,10 @@ func vendorServer(t *testing.T) string {
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message"}, func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, map[string]string, error) {
 		return nil, map[string]string{"echo": in.Message, "auth": req.Extra.Header.Get("Authorization")}, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "getTinyImage", Description: "A picture, its caption and its size"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a tiny image"},
+			&mcp.ImageContent{Data: tinyPNG, MIMEType: "image/png"}}}, map[string]int{"width": 1, "height": 1}, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "fail", Description: "Always fails"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the vendor says no"}}}, nil, nil
@@ -75,6 +82,11 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		if rec["status"] != "COMPLETE" || !strings.Contains(string(out), `"vendor_echo"`) || !strings.Contains(string(out), `"o/mcp/vendor/echo"`) {
 			t.Fatalf("server/add: %v %s", rec["error"], out)
 		}
+		// Tool names are snake_case, as the catalog's are; the operation
+		// keeps the server's name.
+		if !strings.Contains(string(out), `"vendor_get_tiny_image"`) || !strings.Contains(string(out), `"o/mcp/vendor/getTinyImage"`) {
+			t.Fatalf("server/add names the camelCase tool: %s", out)
+		}
 
 		rec = jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "hi"})
 		out, _ = json.Marshal(rec)
@@ -95,8 +107,8 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		}
 
 		sess := mcpSession(t, m, c.token)
-		if toolNames(t, sess)["vendor_echo"] == nil {
-			t.Fatal("/mcp does not list the bridged tool")
+		if tools := toolNames(t, sess); tools["vendor_echo"] == nil || tools["vendor_get_tiny_image"] == nil {
+			t.Fatal("/mcp does not list the bridged tools in snake_case")
 		}
 		res := callTool(t, sess, "vendor_echo", map[string]any{"message": "via mcp"})
 		if res.IsError || !strings.Contains(resultText(res), "via mcp") || strings.Contains(resultText(res), bridgeToken) {
@@ -126,6 +138,31 @@ func TestMCPBridge_UserScope(t *testing.T) {
 			t.Fatalf("invoking a removed bridge: %d %s", r.status, r.body)
 		}
 	}, allowLoopback)
+}
+
+// TestMCPBridge_ToolNameClash: two remote tools whose names read the same
+// in snake_case cannot both be tools on /mcp; the second is skipped with a
+// warning rather than silently shadowed.
+func TestMCPBridge_ToolNameClash(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "clash", Version: "1"}, nil)
+	for _, name := range []string{"getSum", "get_sum"} {
+		mcp.AddTool(srv, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, map[string]string{"tool": name}, nil
+		})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	m := MustRunMain(t, "", allowLoopback)
+	rec := jobOf(t, newClient(m), "v/ops/mcp/server/add", map[string]any{"name": "clash", "url": ts.URL + "/mcp"})
+	var out struct {
+		Tools    []string
+		Warnings []string
+	}
+	b, _ := json.Marshal(rec["output"])
+	json.Unmarshal(b, &out)
+	if rec["status"] != "COMPLETE" || len(out.Tools) != 1 || out.Tools[0] != "clash_get_sum" || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "clashes") {
+		t.Fatalf("got %v %s", rec["error"], b)
+	}
 }
 
 // TestMCPBridge_VenueScope needs mcp/manage to add, and then serves every

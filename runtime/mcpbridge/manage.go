@@ -117,13 +117,15 @@ func (b *Bridge) sync(ctx context.Context, p *place, r *record, s server, warnin
 	}
 	out := bridgeOutput{Name: r.Name, Scope: p.scope, URL: r.URL, Tools: []string{}, Ops: []string{}, Warnings: warnings}
 	metas := map[string]json.RawMessage{}
+	named := map[string]bool{} // tool names on /mcp, which must be unique too
 	r.Tools = nil
 	for _, t := range tools {
 		seg := segment(t.Name)
-		if _, dup := metas[seg]; dup || t.Name == "" {
+		if _, dup := metas[seg]; dup || t.Name == "" || named[toolName(r.Name, seg)] {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("skipped tool %q: its name clashes with another tool's", clip(t.Name)))
 			continue
 		}
+		named[toolName(r.Name, seg)] = true
 		meta, warn := b.toolMeta(p, r, seg, t)
 		if warn != "" {
 			out.Warnings = append(out.Warnings, warn)
