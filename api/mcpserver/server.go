@@ -3,11 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	venue "github.com/gridvenue/venue"
@@ -36,7 +39,7 @@ type Options struct {
 	CallWait       time.Duration // how long tools/call waits for its job; default 120 s
 	SessionTimeout time.Duration // idle MCP sessions are closed after this; default 30 minutes
 	ToolsTTL       time.Duration // how long a caller's bridged tools are cached; default 2 s
-	MaxBodyBytes   int64         // largest JSON-RPC request body; default 4 MiB
+	MaxBodyBytes   int64         // largest JSON-RPC request body; default 16 MiB, as the REST API
 	Logger         *slog.Logger  // nil discards
 }
 
@@ -84,28 +87,48 @@ func New(e Engine, opts Options) *Server {
 	// No SessionTimeout: s.sessions closes idle sessions, since it also
 	// sees the calls the direct path answers.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: opts.MaxBodyBytes})
-	s.handler = rpcErrors(bindCaller(h))
+		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: s.maxBody()})
+	s.handler = bindCaller(h)
 	return s
 }
 
 // ServeHTTP serves /mcp. The request's context must carry its caller.
 // A plain tools/call on a live session is answered directly; everything
-// else goes to the SDK, and every POST counts as use of its session.
+// else goes to the SDK, and every POST counts as use of its session. What
+// the SDK refuses in plain text is answered as a JSON-RPC error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
 	if r.Method == http.MethodPost {
-		if body, whole := readAtMost(r, s.maxBody()); whole {
-			msg := parseMessage(body)
-			if misshapen(w, msg) || s.direct(w, r, msg) {
-				return
-			}
+		var err error
+		if body, err = readAtMost(r, s.maxBody()); err != nil {
+			s.unreadable(w, err)
+			return
+		}
+		msg := parseMessage(body)
+		if misshapen(w, msg) || s.direct(w, r, msg) {
+			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {
 			sess.begin()
 			defer sess.end()
 		}
 	}
-	s.handler.ServeHTTP(w, r)
+	rw := &rpcErrorWriter{ResponseWriter: w}
+	s.handler.ServeHTTP(rw, r)
+	if ref := rw.refusal(); ref != nil {
+		writeRefusal(w, r, body, *ref)
+	}
+}
+
+// unreadable answers a POST whose body is over the limit or could not be
+// read.
+func (s *Server) unreadable(w http.ResponseWriter, err error) {
+	if errors.Is(err, errTooLarge) {
+		writeRPC(w, http.StatusRequestEntityTooLarge, json.RawMessage("null"), jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Invalid request: the body is over the venue's limit of %d bytes", s.maxBody()))
+		return
+	}
+	writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: the body could not be read")
 }
 
 // ToolsChanged tells the sessions that their tool lists may have changed

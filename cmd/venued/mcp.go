@@ -68,7 +68,7 @@ func (m *Main) addBridge(o *operations) error {
 func (m *Main) mountMCP(mux *http.ServeMux) {
 	idle, _ := m.Config.MCP.sessionTimeout() // checked by addBridge
 	srv := mcpserver.New(m.engine, mcpserver.Options{Name: m.Config.Name,
-		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle})
+		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle, MaxBodyBytes: m.Config.MaxBodyBytes})
 	m.mcp.door.Store(srv)
 	mux.Handle("/mcp", m.auth.Middleware(srv))
 	mux.Handle("/.well-known/mcp", srv.Discovery())
