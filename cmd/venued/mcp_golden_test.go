@@ -19,7 +19,10 @@ import (
 // is also sent the way the SDK path takes it (no protocol version header),
 // and must get the same answer as on the direct path.
 func TestMCPGolden(t *testing.T) {
-	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes = 4096 })
+	m := MustRunMain(t, "", func(c *Config) {
+		c.MaxBodyBytes = 4096
+		c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"} // test_value returns what it is given
+	})
 	c := newClient(m)
 	g := &transcript{t: t, c: c}
 
@@ -39,7 +42,10 @@ func TestMCPGolden(t *testing.T) {
 
 	for _, tc := range []struct{ name, body string }{
 		{"success", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"core_write","arguments":{"path":"w/golden","value":{"greeting":"hello <world> & all"}}}}`},
-		{"success, output wrapped", `{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"core_read","arguments":{"path":"w/golden/greeting"}}}`},
+		{"success, string id", `{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"core_read","arguments":{"path":"w/golden/greeting"}}}`},
+		{"success, a string output wrapped", `{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"test_value","arguments":{"value":"just a string"}}}`},
+		{"success, an array output wrapped", `{"jsonrpc":"2.0","id":52,"method":"tools/call","params":{"name":"test_value","arguments":{"value":[1,"two",null]}}}`},
+		{"success, a null output wrapped", `{"jsonrpc":"2.0","id":53,"method":"tools/call","params":{"name":"test_value","arguments":{}}}`},
 		{"isError: input schema violation", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`},
 		{"isError: the job failed", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"grid_job_status","arguments":{"id":"not-a-job"}}}`},
 	} {

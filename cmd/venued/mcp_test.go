@@ -81,6 +81,9 @@ func TestMCP_ToolsAreOperations(t *testing.T) {
 				t.Errorf("tools/list lacks %s", want)
 			}
 		}
+		if tools["test_echo"] != nil {
+			t.Error("the test operations are tools, though mcp.includePathPrefixes does not name them")
+		}
 		if in, _ := json.Marshal(tools["core_read"].InputSchema); !strings.Contains(string(in), `"path"`) {
 			t.Errorf("core_read input schema %s lacks path", in)
 		}
