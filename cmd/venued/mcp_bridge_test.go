@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -113,6 +114,19 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		res := callTool(t, sess, "vendor_echo", map[string]any{"message": "via mcp"})
 		if res.IsError || !strings.Contains(resultText(res), "via mcp") || strings.Contains(resultText(res), bridgeToken) {
 			t.Fatalf("bridged tool through /mcp: %v %s", res.IsError, resultText(res))
+		}
+
+		// The vendor's content (an image here) and structured content reach
+		// the caller of /mcp as the vendor sent them.
+		res = callTool(t, sess, "vendor_get_tiny_image", map[string]any{})
+		if res.IsError || len(res.Content) != 2 {
+			t.Fatalf("bridged image tool through /mcp: %v %d parts", res.IsError, len(res.Content))
+		}
+		if img, ok := res.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || !bytes.Equal(img.Data, tinyPNG) {
+			t.Fatalf("the image did not come through: %#v", res.Content[1])
+		}
+		if st, _ := json.Marshal(res.StructuredContent); string(st) != `{"height":1,"width":1}` {
+			t.Fatalf("structured content %s", st)
 		}
 
 		other, _ := asUser(t, m)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // These tests drive the venue's /mcp and bridge with MCP software no one
@@ -198,6 +200,21 @@ func TestMCPClients_BridgeServerEverything(t *testing.T) {
 	res := callTool(t, mcpSession(t, m, c.token), "everything_get_sum", map[string]any{"a": 2, "b": 3})
 	if res.IsError || !strings.Contains(resultText(res), "5") {
 		t.Fatalf("get-sum through /mcp: %v %s", res.IsError, resultText(res))
+	}
+	sess := mcpSession(t, m, c.token)
+	res = callTool(t, sess, "everything_get_tiny_image", map[string]any{})
+	var image *mcp.ImageContent
+	for _, part := range res.Content {
+		if img, ok := part.(*mcp.ImageContent); ok {
+			image = img
+		}
+	}
+	if res.IsError || image == nil || image.MIMEType != "image/png" || len(image.Data) < 100 {
+		t.Fatalf("get-tiny-image through /mcp: the image did not come through: %v %d parts", res.IsError, len(res.Content))
+	}
+	res = callTool(t, sess, "everything_get_structured_content", map[string]any{"location": "Chicago"})
+	if st, _ := json.Marshal(res.StructuredContent); res.IsError || !strings.Contains(string(st), `"temperature":36`) || strings.Contains(string(st), `"content"`) {
+		t.Fatalf("get-structured-content through /mcp: structured content %s", st)
 	}
 	tools, result := tsClient(t, "http://"+m.Addr+"/mcp", "everything_echo", `{"message":"from the TS SDK"}`, u.token(t, m))
 	if !strings.Contains(strings.Join(tools, ","), "everything_echo") {
