@@ -179,6 +179,47 @@ func TestMCPBridge_ToolNameClash(t *testing.T) {
 	}
 }
 
+// TestMCPBridge_AuthReference: 'auth' names a secret (s/NAME, or the
+// caller's own secret by DID); anything else, a token pasted in for
+// instance, is refused without repeating it, and it never reaches the job
+// record.
+func TestMCPBridge_AuthReference(t *testing.T) {
+	url := vendorServer(t)
+	m := MustRunMain(t, "", allowLoopback)
+	c, u := asUser(t, m)
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+	for _, tc := range []struct{ name, auth, want string }{
+		{"a secret reference", "s/VENDOR", ""},
+		{"the caller's own secret by DID", u.DID + "/s/VENDOR", ""},
+		{"a pasted token", "ghp_Pasted0Token0Value", "'auth' must name a secret"},
+		{"a bare secret name", "VENDOR", "'auth' must name a secret"},
+		{"a bearer header", "Bearer " + bridgeToken, "'auth' must name a secret"},
+		{"another user's secret", "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK/s/VENDOR", "only your own secrets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "auth-test", "url": url, "auth": tc.auth})
+			msg, _ := rec["error"].(string)
+			if tc.want == "" {
+				if rec["status"] != "COMPLETE" {
+					t.Fatalf("refused: %s", msg)
+				}
+				if rec = jobOf(t, c, "o/mcp/auth-test/echo", map[string]any{"message": "hi"}); rec["status"] != "COMPLETE" {
+					t.Fatalf("calling the bridge: %v", rec["error"])
+				}
+				return
+			}
+			if rec["status"] != "FAILED" || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %v %q, want FAILED with %q", rec["status"], msg, tc.want)
+			}
+			stored := c.do(t, "GET", "/api/v1/jobs/"+rec["id"].(string), nil)
+			secretPart := strings.TrimPrefix(tc.auth, "Bearer ")
+			if strings.Contains(msg, secretPart) || strings.Contains(string(stored.body), secretPart) {
+				t.Fatalf("the value of 'auth' is repeated: %s", stored.body)
+			}
+		})
+	}
+}
+
 // TestMCPBridge_VenueScope needs mcp/manage to add, and then serves every
 // caller under v/ops/mcp/<name>/ with the venue's copy of the token.
 func TestMCPBridge_VenueScope(t *testing.T) {

@@ -70,7 +70,7 @@ func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *r
 	if r.Auth == "" {
 		return "", nil
 	}
-	name, err := venue.ParseSecretRef(r.Auth)
+	name, err := secretName(r.Auth, env.Caller().DID)
 	if err != nil {
 		return "", err
 	}
@@ -86,6 +86,27 @@ func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *r
 		}
 	}
 	return v, nil
+}
+
+// secretName reads 'auth', a reference to a secret of the caller:
+// "s/NAME", or "<the caller's DID>/s/NAME". Anything else, a token pasted in
+// for instance, is refused, and its value is never repeated (it is masked
+// in the job record too: 'auth' is a secret field of server/add).
+// Returns EINVALID.
+func secretName(auth, caller string) (string, error) {
+	ref := auth
+	if strings.HasPrefix(ref, "did:") {
+		owner, rest, _ := strings.Cut(ref, "/")
+		if owner != caller {
+			return "", venue.Errorf(venue.EINVALID, "'auth' names another user's secret: a bridge can use only your own secrets (s/NAME)")
+		}
+		ref = rest
+	}
+	name, ok := strings.CutPrefix(strings.TrimPrefix(ref, "/"), "s/")
+	if !ok || !venue.ValidSecretName(name) {
+		return "", venue.Errorf(venue.EINVALID, "'auth' must name a secret as s/NAME (NAME: letters, digits, '_', '-' or '.'), not hold the token itself: store the token with PUT /api/v1/secrets/NAME, then pass \"auth\": \"s/NAME\"")
+	}
+	return name, nil
 }
 
 // refresh lists a bridged server's tools again.
