@@ -33,15 +33,17 @@ type Bridged interface {
 
 // Options configure the door. Zero values mean the documented default.
 type Options struct {
-	Name           string             // serverInfo.title; default "Venue"
-	Version        string             // serverInfo.version; default "0.5.0"
-	Tools          []*venue.Operation // the catalog operations offered as tools; nil: Engine.Operations()
-	Bridged        Bridged            // nil: only the catalog's operations are tools
-	CallWait       time.Duration      // how long tools/call waits for its job; default 120 s
-	SessionTimeout time.Duration      // idle MCP sessions are closed after this; default 30 minutes
-	ToolsTTL       time.Duration      // how long a caller's bridged tools are cached; default 2 s
-	MaxBodyBytes   int64              // largest JSON-RPC request body; default 16 MiB, as the REST API
-	Logger         *slog.Logger       // nil discards
+	Name            string             // serverInfo.title; default "Venue"
+	Version         string             // serverInfo.version; default "0.5.0"
+	Tools           []*venue.Operation // the catalog operations offered as tools; nil: Engine.Operations()
+	Bridged         Bridged            // nil: only the catalog's operations are tools
+	CallWait        time.Duration      // how long tools/call waits for its job; default 120 s
+	SessionTimeout  time.Duration      // idle MCP sessions are closed after this; default 30 minutes
+	ToolsTTL        time.Duration      // how long a caller's bridged tools are cached; default 2 s
+	MaxBodyBytes    int64              // largest JSON-RPC request body; default 16 MiB, as the REST API
+	AuthRequired    bool               // discovery says a bearer token is required (no anonymous callers)
+	IgnoreForwarded bool               // discovery names the endpoint by the base URL only, ignoring X-Forwarded-Proto/Host
+	Logger          *slog.Logger       // nil discards
 }
 
 // ServerName is the serverInfo name clients of the reference venue look for.

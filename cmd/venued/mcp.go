@@ -24,6 +24,10 @@ type MCPConfig struct {
 	// of /mcp (as in the reference venue); default ["v/ops/"]. Bridged
 	// tools are offered whatever it says.
 	IncludePathPrefixes []string `json:"includePathPrefixes"`
+	// TrustForwardedHeaders lets X-Forwarded-Proto and X-Forwarded-Host
+	// name the endpoint in /.well-known/mcp, as the reference venue does
+	// behind a proxy; default true.
+	TrustForwardedHeaders *bool `json:"trustForwardedHeaders"`
 }
 
 // includes reports whether the catalog operation at path is a tool.
@@ -105,8 +109,10 @@ func (m *Main) addBridge(o *operations) error {
 // and the MCP discovery documents, which need no caller.
 func (m *Main) mountMCP(mux *http.ServeMux) {
 	idle, _ := m.Config.MCP.sessionTimeout() // checked by addBridge
+	trust := m.Config.MCP.TrustForwardedHeaders
 	srv := mcpserver.New(m.engine, mcpserver.Options{Name: m.Config.Name, Tools: m.toolOperations(),
-		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle, MaxBodyBytes: m.Config.MaxBodyBytes})
+		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle, MaxBodyBytes: m.Config.MaxBodyBytes,
+		AuthRequired: m.Config.anonymousLevel() == "none", IgnoreForwarded: trust != nil && !*trust})
 	m.mcp.door.Store(srv)
 	mux.Handle("/mcp", m.auth.Middleware(srv))
 	mux.Handle("/.well-known/mcp", srv.Discovery())
