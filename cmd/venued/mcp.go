@@ -114,6 +114,7 @@ func (m *Main) mountMCP(mux *http.ServeMux) {
 		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle, MaxBodyBytes: m.Config.MaxBodyBytes,
 		AuthRequired: m.Config.anonymousLevel() == "none", IgnoreForwarded: trust != nil && !*trust})
 	m.mcp.door.Store(srv)
+	m.rest.SetBridged(bridged{m.engine}) // GET /api/v1/operations lists them too
 	mux.Handle("/mcp", m.auth.Middleware(srv))
 	mux.Handle("/.well-known/mcp", srv.Discovery())
 	mux.Handle("/.well-known/mcp.json", srv.Discovery())

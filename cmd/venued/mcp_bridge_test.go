@@ -63,6 +63,30 @@ func jobOf(t *testing.T, c *client, op string, input any) map[string]any {
 	return rec
 }
 
+// listedOps is GET /api/v1/operations as c sees it, by path.
+func listedOps(t *testing.T, c *client) map[string]map[string]any {
+	t.Helper()
+	var list []map[string]any
+	r := c.do(t, "GET", "/api/v1/operations", nil)
+	if r.status != 200 {
+		t.Fatalf("GET /api/v1/operations: %d %s", r.status, r.body)
+	}
+	r.json(t, &list)
+	out := map[string]map[string]any{}
+	for _, e := range list {
+		out[e["path"].(string)] = e
+	}
+	return out
+}
+
+// opsCount is stats.ops of GET /api/v1/status as c sees it.
+func opsCount(t *testing.T, c *client) int {
+	t.Helper()
+	var st struct{ Stats struct{ Ops int } }
+	c.do(t, "GET", "/api/v1/status", nil).json(t, &st)
+	return st.Stats.Ops
+}
+
 func allowLoopback(c *Config) {
 	c.AllowHosts = []string{"127.0.0.1"}
 	c.MCP.BridgeTimeout = "2s"
@@ -132,6 +156,15 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		other, _ := asUser(t, m)
 		if toolNames(t, mcpSession(t, m, other.token))["vendor_echo"] != nil {
 			t.Fatal("another user sees a user-scope bridge")
+		}
+		// The REST catalog lists the caller's bridged operations too, and
+		// counts them in the status; another user's list is unchanged.
+		mine, theirs := listedOps(t, c), listedOps(t, other)
+		if mine["o/mcp/vendor/echo"] == nil || mine["o/mcp/vendor/getTinyImage"] == nil || theirs["o/mcp/vendor/echo"] != nil {
+			t.Fatalf("GET /api/v1/operations: the caller's bridged operations are missing or shown to another user")
+		}
+		if got, want := opsCount(t, c), opsCount(t, other)+3; got != want || len(mine) != want {
+			t.Fatalf("stats.ops = %d for the bridge's owner (listing %d), want %d", got, len(mine), want)
 		}
 		if r := other.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/vendor/echo","input":{"message":"x"}}`); r.status != 400 {
 			t.Fatalf("another user invoking the bridge: %d %s", r.status, r.body)
@@ -248,6 +281,9 @@ func TestMCPBridge_VenueScope(t *testing.T) {
 	}
 	if toolNames(t, mcpSession(t, m, user.token))["shared_echo"] == nil {
 		t.Fatal("/mcp does not list the venue bridge's tool to a user")
+	}
+	if listedOps(t, user)["v/ops/mcp/shared/echo"] == nil {
+		t.Fatal("GET /api/v1/operations does not list the venue bridge's operation to a user")
 	}
 	rec = jobOf(t, user, "v/ops/mcp/server/remove", map[string]any{"name": "shared", "scope": "venue"})
 	if rec["status"] != "REJECTED" {
