@@ -63,10 +63,9 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 
 // misshapen answers a message the SDK would take silently or answer in its
 // own words: an id that is neither a string nor a number, a request
-// without a method (the SDK reads it as a response to nothing, 202),
+// without a method (the SDK reads it as a response to nothing, 202), and
 // params that are not an object (MCP params always are; the SDK's message
-// names Go types), and a tools/call without a tool name. It reports
-// whether it answered.
+// names Go types). It reports whether it answered.
 func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	if msg == nil {
 		return false
@@ -91,11 +90,20 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	case !objectOrNull(msg["params"]):
 		writeRPC(w, http.StatusOK, id, jsonrpc.CodeInvalidParams, "params must be an object")
 		return true
-	case string(msg["method"]) == `"tools/call"` && !namesTool(msg["params"]):
-		writeRPC(w, http.StatusOK, id, jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs 'name', the tool's name as a non-empty string")
-		return true
 	}
 	return false
+}
+
+// unnamedTool answers a tools/call request without a non-empty string
+// tool name, which the SDK would answer naming Go types (or with "Unknown
+// tool: " and nothing after it). It reports whether it answered. It runs
+// after the direct path, which takes only calls that name a tool.
+func unnamedTool(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
+	if msg == nil || string(msg["method"]) != `"tools/call"` || !validID(msg["id"]) || namesTool(msg["params"]) {
+		return false
+	}
+	writeRPC(w, http.StatusOK, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs 'name', the tool's name as a non-empty string")
+	return true
 }
 
 // namesTool reports whether tools/call params hold a non-empty string name.
