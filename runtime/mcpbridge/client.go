@@ -159,16 +159,17 @@ func staleSession(err error, x *exchange) bool {
 func (b *Bridge) failure(ctx context.Context, s server, step string, err error, x *exchange) error {
 	status, reason := x.refusal()
 	var ve *venue.Error
+	isVenue := errors.As(err, &ve)
 	var rpcErr *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return venue.Errorf(venue.ETIMEOUT, "MCP server %s (%s) did not answer within %s", s.name, s.url, b.cfg.CallTimeout)
 	case status == http.StatusUnauthorized:
 		return venue.Errorf(venue.EUNAUTHORIZED, "MCP server %s (%s) refused the credentials (401: %s): check the secret named by 'auth'", s.name, s.url, reason)
-	case errors.As(err, &ve) && (ve.Code == venue.EUNAVAILABLE || ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
+	case isVenue && (ve.Code == venue.EUNAVAILABLE || ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
 		// the outbound client's words: a network failure or the policy
 		return venue.Errorf(ve.Code, "MCP server %s (%s) could not be reached: %s", s.name, s.url, ve.Message)
-	case ve != nil:
+	case isVenue:
 		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: %s", s.name, s.url, step, ve.Message)
 	case x.garbage() != "":
 		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) answered something that is not MCP JSON-RPC: %s", s.name, s.url, x.garbage())
