@@ -116,7 +116,7 @@ func (s *Server) callTool(ctx context.Context, c venue.Caller, name string, rawA
 	if err != nil {
 		return s.refused(c, err)
 	}
-	return s.result(rec), nil
+	return s.result(op, rec), nil
 }
 
 // splitUCANs takes the "ucans" member out of a tool call's arguments: UCAN
@@ -173,10 +173,15 @@ func (s *Server) refused(c venue.Caller, err error) (*mcp.CallToolResult, error)
 	return errorResult(venue.ErrorMessage(err), ""), nil
 }
 
-// result shapes a job record as a tool result.
-func (s *Server) result(rec *venue.Job) *mcp.CallToolResult {
+// result shapes the job record of op as a tool result.
+func (s *Server) result(op *venue.Operation, rec *venue.Job) *mcp.CallToolResult {
 	switch rec.Status {
 	case venue.StatusComplete:
+		if op.Name == bridgedAdapter {
+			if res, ok := remoteResult(rec.Output); ok {
+				return res
+			}
+		}
 		return outputResult(rec.Output)
 	case venue.StatusFailed, venue.StatusCancelled, venue.StatusRejected:
 		msg := rec.Error
@@ -203,6 +208,34 @@ func outputResult(out json.RawMessage) *mcp.CallToolResult {
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}},
 		StructuredContent: json.RawMessage(structured)}
+}
+
+// bridgedAdapter runs bridged MCP tools; its output is the remote tool's
+// result, {"content": [...], "structuredContent": {...}}.
+const bridgedAdapter = "mcp:call"
+
+// remoteResult passes a bridged tool's result on as the server gave it
+// (from the job's output, so masked like the record): its content parts
+// (images, audio, resources, not only text) and its structured content, if
+// an object. ok is false for an output that does not read as a tool
+// result, which is then carried like any other output.
+func remoteResult(out json.RawMessage) (*mcp.CallToolResult, bool) {
+	var raw struct {
+		Content    json.RawMessage `json:"content"`
+		Structured json.RawMessage `json:"structuredContent"`
+	}
+	var res mcp.CallToolResult
+	if json.Unmarshal(out, &raw) != nil || len(raw.Content) == 0 || json.Unmarshal(out, &res) != nil {
+		return nil, false
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	res.IsError, res.Meta, res.StructuredContent = false, nil, nil
+	if st := bytes.TrimSpace(raw.Structured); len(st) > 0 && st[0] == '{' {
+		res.StructuredContent = json.RawMessage(st)
+	}
+	return &res, true
 }
 
 func errorResult(msg, jobID string) *mcp.CallToolResult {

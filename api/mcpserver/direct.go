@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -185,23 +186,29 @@ func parseMessage(body []byte) map[string]json.RawMessage {
 	return msg
 }
 
-// readAtMost reads r's body if it is at most max bytes and reports whether
-// it did; either way r.Body is left to read again from the start.
-func readAtMost(r *http.Request, max int64) ([]byte, bool) {
+// errTooLarge is readAtMost's error for a body over the limit.
+var errTooLarge = errors.New("request body too large")
+
+// readAtMost reads r's body if it is at most max bytes; errTooLarge if it
+// is longer. r.Body is left to read again from the start.
+func readAtMost(r *http.Request, max int64) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, max+1))
 	rest := r.Body
 	r.Body = struct {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	return body, err == nil && int64(len(body)) <= max
+	if err == nil && int64(len(body)) > max {
+		err = errTooLarge
+	}
+	return body, err
 }
 
 func (s *Server) maxBody() int64 {
 	if s.opts.MaxBodyBytes > 0 {
 		return s.opts.MaxBodyBytes
 	}
-	return 4 << 20
+	return 16 << 20
 }
 
 // asRPCError is the JSON-RPC error for an error of callTool, which are

@@ -8,7 +8,9 @@
 // call is an ordinary invoke through the engine, with the caller of the
 // HTTP request, so it is authorised, recorded as a job and masked exactly as
 // a REST invoke is. A job that fails is a tool result with isError; an
-// output that is not a JSON object is wrapped as {"result": <output>}. A
+// output that is not a JSON object is wrapped as {"result": <output>}; a
+// bridged tool's result is passed on with the server's content parts and
+// structured content. A
 // top-level "ucans" member of the arguments carries UCANs for the call and
 // is taken out of the input.
 //

@@ -3,70 +3,69 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
-	"io"
+	"fmt"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// rpcErrors turns the SDK's plain-text 400 answers to a POST (a body that
-// is not JSON, a method it does not know, an invalid message) into JSON-RPC
-// error objects, so a client sees a code and a message it can act on
-// instead of text/plain. Everything else passes through untouched.
-func rpcErrors(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			next.ServeHTTP(w, r)
-			return
-		}
-		head := &headBuffer{max: 4096}
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.TeeReader(r.Body, head), r.Body}
-		rw := &rpcErrorWriter{ResponseWriter: w}
-		next.ServeHTTP(rw, r)
-		if rw.captured {
-			writeRPCError(w, head.Bytes(), rw.body.String())
-		}
-	})
+// codeSessionNotFound is the JSON-RPC code the TypeScript SDK's servers
+// give an unknown session (implementation-defined range).
+const codeSessionNotFound = -32001
+
+// sdkRefusal is a plain-text answer of the SDK's HTTP handler (a status of
+// 400 or more), held back so that the client gets a JSON-RPC error instead.
+type sdkRefusal struct {
+	status int
+	text   string
 }
 
-// writeRPCError answers with a JSON-RPC error for the message in body,
-// whose id it echoes when it can read one.
-func writeRPCError(w http.ResponseWriter, body []byte, text string) {
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
+// writeRefusal answers a request the SDK refused in plain text with a
+// JSON-RPC error object under the same HTTP status: a code and a message
+// the client can act on, and the request's id when it has a usable one.
+// body is the request body ("" for GET and DELETE). "Parse error" is said
+// only of a body that is not JSON; a request refused for its headers, its
+// session or its size is valid JSON refused for another reason.
+func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRefusal) {
+	text := strings.TrimSpace(ref.text)
+	msg := parseMessage(body)
+	id := json.RawMessage("null")
+	if msg != nil && validID(msg["id"]) {
+		id = msg["id"]
 	}
-	parsed := json.Unmarshal(body, &msg) == nil
-	code, message := jsonrpc.CodeInvalidRequest, "Invalid request: "+strings.TrimSpace(text)
-	whole := len(body) < 4096 // headBuffer keeps 4096 bytes: a shorter body is all there was
+	var method string
+	if msg != nil {
+		json.Unmarshal(msg["method"], &method)
+	}
+	code, message := int64(jsonrpc.CodeInvalidRequest), "Invalid request: "+text
 	switch {
+	case len(bytes.TrimSpace(body)) > 0 && !json.Valid(body):
+		code, message, id = jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", json.RawMessage("null")
+	case ref.status == http.StatusNotFound:
+		// Without an id, so that clients read it as the spec's "session
+		// gone" (the Go SDK's client decodes an error with an id as the
+		// answer to its call and would never start a new session).
+		code, message, id = codeSessionNotFound, "Session not found: it expired or was closed; initialize a new session", json.RawMessage("null")
+	case ref.status == http.StatusForbidden && strings.Contains(text, "session user mismatch"):
+		message = "Forbidden: this session was opened by another caller; initialize a session of your own"
+	case ref.status >= 500:
+		code, message = jsonrpc.CodeInternalError, "Internal error: "+text
+	case strings.Contains(text, "Unsupported protocol version"):
+		code = mcp.CodeUnsupportedProtocolVersion
+		message = fmt.Sprintf("%s; the request's Mcp-Protocol-Version is %q", strings.TrimPrefix(text, "Bad Request: "), clip(r.Header.Get("Mcp-Protocol-Version")))
 	case strings.Contains(text, "not handled") || strings.Contains(text, "unsupported"):
-		code, message = jsonrpc.CodeMethodNotFound, "Method not found: "+clip(msg.Method)
-	case (whole && !json.Valid(body)) || (!whole && strings.Contains(text, "malformed")):
-		code, message = jsonrpc.CodeParseError, "Parse error: the body is not valid JSON"
-	case parsed && msg.Method == "" && len(msg.ID) > 0:
-		message = "Missing method"
+		code, message = jsonrpc.CodeMethodNotFound, "Method not found: "+clip(method)
 	}
-	id := msg.ID
-	if len(id) == 0 {
-		id = json.RawMessage("null")
-	}
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": message}})
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Del("X-Content-Type-Options")
-	w.WriteHeader(http.StatusBadRequest)
-	w.Write(out)
+	writeRPC(w, ref.status, id, code, message)
 }
 
 // misshapen answers a message the SDK would take silently or answer in its
-// own words: a request without a method (the SDK reads it as a response
-// to nothing, 202) and params that are not an object (MCP params always
-// are; the SDK's message names Go types). It reports whether it answered.
+// own words: an id that is neither a string nor a number, a request
+// without a method (the SDK reads it as a response to nothing, 202), and
+// params that are not an object (MCP params always are; the SDK's message
+// names Go types). It reports whether it answered.
 func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	if msg == nil {
 		return false
@@ -75,6 +74,10 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	_, hasMethod := msg["method"]
 	_, hasResult := msg["result"]
 	_, hasError := msg["error"]
+	if hasID && !validID(id) && string(bytes.TrimSpace(id)) != "null" {
+		writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: 'id' must be a string or a number")
+		return true
+	}
 	if !validID(id) {
 		id = json.RawMessage("null")
 	}
@@ -82,11 +85,34 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	case hasID && !hasMethod && !hasResult && !hasError:
 		writeRPC(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, "Invalid request: the message has an id but no method")
 		return true
-	case hasMethod && hasID && !objectOrNull(msg["params"]): // a notification gets no answer
+	case !hasMethod || !hasID: // a notification gets no answer
+		return false
+	case !objectOrNull(msg["params"]):
 		writeRPC(w, http.StatusOK, id, jsonrpc.CodeInvalidParams, "params must be an object")
 		return true
 	}
 	return false
+}
+
+// unnamedTool answers a tools/call request without a non-empty string
+// tool name, which the SDK would answer naming Go types (or with "Unknown
+// tool: " and nothing after it). It reports whether it answered. It runs
+// after the direct path, which takes only calls that name a tool.
+func unnamedTool(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
+	if msg == nil || string(msg["method"]) != `"tools/call"` || !validID(msg["id"]) || namesTool(msg["params"]) {
+		return false
+	}
+	writeRPC(w, http.StatusOK, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs 'name', the tool's name as a non-empty string")
+	return true
+}
+
+// namesTool reports whether tools/call params hold a non-empty string name.
+func namesTool(params json.RawMessage) bool {
+	var p struct {
+		Name json.RawMessage `json:"name"`
+	}
+	var name string
+	return json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Name, &name) == nil && name != ""
 }
 
 // validID reports whether raw is a JSON-RPC id this door echoes: a
@@ -112,27 +138,28 @@ func writeRPC(w http.ResponseWriter, status int, id json.RawMessage, code int64,
 	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
 		"error": map[string]any{"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("X-Content-Type-Options")
 	w.WriteHeader(status)
 	w.Write(out)
 }
 
-// rpcErrorWriter holds back a plain-text 400.
+// rpcErrorWriter holds back a plain-text answer of 400 or more.
 type rpcErrorWriter struct {
 	http.ResponseWriter
-	captured bool
-	body     bytes.Buffer
+	refused *sdkRefusal
+	body    bytes.Buffer
 }
 
 func (w *rpcErrorWriter) WriteHeader(code int) {
-	if code == http.StatusBadRequest && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
-		w.captured = true
+	if code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.refused = &sdkRefusal{status: code}
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *rpcErrorWriter) Write(p []byte) (int, error) {
-	if w.captured {
+	if w.refused != nil {
 		if w.body.Len() < 1024 {
 			w.body.Write(p)
 		}
@@ -141,25 +168,20 @@ func (w *rpcErrorWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
+// refusal returns what the SDK refused with, nil if it answered normally.
+func (w *rpcErrorWriter) refusal() *sdkRefusal {
+	if w.refused != nil {
+		w.refused.text = w.body.String()
+	}
+	return w.refused
+}
+
 // Flush passes through, so that SSE responses still stream.
 func (w *rpcErrorWriter) Flush() {
-	if !w.captured {
+	if w.refused == nil {
 		http.NewResponseController(w.ResponseWriter).Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *rpcErrorWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// headBuffer keeps the first max bytes written to it.
-type headBuffer struct {
-	bytes.Buffer
-	max int
-}
-
-func (b *headBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		b.Buffer.Write(p[:min(room, len(p))])
-	}
-	return len(p), nil
-}

@@ -3,11 +3,14 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	venue "github.com/gridvenue/venue"
@@ -30,14 +33,17 @@ type Bridged interface {
 
 // Options configure the door. Zero values mean the documented default.
 type Options struct {
-	Name           string        // serverInfo.title; default "Venue"
-	Version        string        // serverInfo.version; default "0.5.0"
-	Bridged        Bridged       // nil: only the catalog's operations are tools
-	CallWait       time.Duration // how long tools/call waits for its job; default 120 s
-	SessionTimeout time.Duration // idle MCP sessions are closed after this; default 30 minutes
-	ToolsTTL       time.Duration // how long a caller's bridged tools are cached; default 2 s
-	MaxBodyBytes   int64         // largest JSON-RPC request body; default 4 MiB
-	Logger         *slog.Logger  // nil discards
+	Name            string             // serverInfo.title; default "Venue"
+	Version         string             // serverInfo.version; default "0.5.0"
+	Tools           []*venue.Operation // the catalog operations offered as tools; nil: Engine.Operations()
+	Bridged         Bridged            // nil: only the catalog's operations are tools
+	CallWait        time.Duration      // how long tools/call waits for its job; default 120 s
+	SessionTimeout  time.Duration      // idle MCP sessions are closed after this; default 30 minutes
+	ToolsTTL        time.Duration      // how long a caller's bridged tools are cached; default 2 s
+	MaxBodyBytes    int64              // largest JSON-RPC request body; default 16 MiB, as the REST API
+	AuthRequired    bool               // discovery says a bearer token is required (no anonymous callers)
+	IgnoreForwarded bool               // discovery names the endpoint by the base URL only, ignoring X-Forwarded-Proto/Host
+	Logger          *slog.Logger       // nil discards
 }
 
 // ServerName is the serverInfo name clients of the reference venue look for.
@@ -72,7 +78,10 @@ func New(e Engine, opts Options) *Server {
 	if opts.ToolsTTL <= 0 {
 		opts.ToolsTTL = 2 * time.Second
 	}
-	s := &Server{e: e, opts: opts, log: opts.Logger, catalog: newToolSet(e.Operations()),
+	if opts.Tools == nil {
+		opts.Tools = e.Operations()
+	}
+	s := &Server{e: e, opts: opts, log: opts.Logger, catalog: newToolSet(opts.Tools),
 		toolCache: newToolCache(opts.ToolsTTL), sessions: newSessions(opts.SessionTimeout)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -84,28 +93,48 @@ func New(e Engine, opts Options) *Server {
 	// No SessionTimeout: s.sessions closes idle sessions, since it also
 	// sees the calls the direct path answers.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: opts.MaxBodyBytes})
-	s.handler = rpcErrors(bindCaller(h))
+		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: s.maxBody()})
+	s.handler = bindCaller(h)
 	return s
 }
 
 // ServeHTTP serves /mcp. The request's context must carry its caller.
 // A plain tools/call on a live session is answered directly; everything
-// else goes to the SDK, and every POST counts as use of its session.
+// else goes to the SDK, and every POST counts as use of its session. What
+// the SDK refuses in plain text is answered as a JSON-RPC error.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body []byte
 	if r.Method == http.MethodPost {
-		if body, whole := readAtMost(r, s.maxBody()); whole {
-			msg := parseMessage(body)
-			if misshapen(w, msg) || s.direct(w, r, msg) {
-				return
-			}
+		var err error
+		if body, err = readAtMost(r, s.maxBody()); err != nil {
+			s.unreadable(w, err)
+			return
+		}
+		msg := parseMessage(body)
+		if misshapen(w, msg) || s.direct(w, r, msg) || unnamedTool(w, msg) {
+			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {
 			sess.begin()
 			defer sess.end()
 		}
 	}
-	s.handler.ServeHTTP(w, r)
+	rw := &rpcErrorWriter{ResponseWriter: w}
+	s.handler.ServeHTTP(rw, r)
+	if ref := rw.refusal(); ref != nil {
+		writeRefusal(w, r, body, *ref)
+	}
+}
+
+// unreadable answers a POST whose body is over the limit or could not be
+// read.
+func (s *Server) unreadable(w http.ResponseWriter, err error) {
+	if errors.Is(err, errTooLarge) {
+		writeRPC(w, http.StatusRequestEntityTooLarge, json.RawMessage("null"), jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Invalid request: the body is over the venue's limit of %d bytes", s.maxBody()))
+		return
+	}
+	writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: the body could not be read")
 }
 
 // ToolsChanged tells the sessions that their tool lists may have changed

@@ -2,8 +2,6 @@ package mcpserver
 
 import (
 	"encoding/json"
-	"strings"
-	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -60,30 +58,9 @@ func ToolName(op *venue.Operation) string {
 	return snake(op.Name)
 }
 
-// snake turns a display or tool name into snake_case: ':', '/', '-', '.'
-// and spaces become '_', and a lower-to-upper step becomes '_' + lower.
-// Incoming names are read the same way, so "core:read" finds core_read.
-func snake(s string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r == ':' || r == '/' || r == '-' || r == '.' || r == ' ':
-			b.WriteByte('_')
-			prevLower = false
-		case unicode.IsUpper(r):
-			if prevLower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			prevLower = false
-		default:
-			b.WriteRune(r)
-			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-		}
-	}
-	return b.String()
-}
+// snake is the venue's tool-name rule (venue.SnakeCase). Incoming names
+// are read the same way, so "core:read" finds core_read.
+func snake(s string) string { return venue.SnakeCase(s) }
 
 // inputSchema is an operation's input schema as MCP wants it: an object
 // schema. Operations that declare none take any object.

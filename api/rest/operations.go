@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -46,8 +47,35 @@ func (s *Server) registerOperations() {
 	huma.Register(s.api, s.op("get-operation", http.MethodGet, "/api/v1/operations/{name}", "Describe one operation", "Operations"), s.getOperation)
 }
 
+// Bridged lists the operations beyond the catalog that the caller in ctx
+// may invoke: the tools of the MCP servers it, or the venue, bridged in.
+type Bridged interface {
+	BridgedOperations(ctx context.Context) ([]*venue.Operation, error)
+}
+
+// SetBridged makes the operations listing and the status count include
+// each caller's bridged operations (user scope o/mcp/<name>/<tool>, venue
+// scope v/ops/mcp/<name>/<tool>). Call it before serving.
+func (s *Server) SetBridged(b Bridged) { s.bridged = b }
+
+// bridgedOps returns the caller's bridged operations; none when there is no
+// lister or the caller may not read them.
+func (s *Server) bridgedOps(ctx context.Context) []*venue.Operation {
+	if s.bridged == nil {
+		return nil
+	}
+	ops, err := s.bridged.BridgedOperations(ctx)
+	if err != nil {
+		if code := venue.ErrorCode(err); code != venue.EFORBIDDEN && code != venue.EUNAUTHORIZED {
+			s.log.Warn("list bridged operations", "err", err)
+		}
+		return nil
+	}
+	return ops
+}
+
 func (s *Server) listOperations(ctx context.Context, _ *struct{}) (*ListOperationsOutput, error) {
-	ops := s.e.Operations()
+	ops := append(slices.Clip(s.e.Operations()), s.bridgedOps(ctx)...)
 	out := &ListOperationsOutput{Body: make([]OperationEntry, len(ops))}
 	for i, op := range ops {
 		out.Body[i] = entryOf(op)

@@ -34,7 +34,8 @@ type Server struct {
 	mux     *http.ServeMux
 	api     huma.API
 	handler http.Handler
-	openapi []byte // the OpenAPI 3.0 document, built once
+	openapi []byte  // the OpenAPI 3.0 document, built once
+	bridged Bridged // nil: the catalog only (operations.go)
 }
 
 // New builds the handler for engine e.

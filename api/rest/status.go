@@ -21,6 +21,7 @@ func (s *Server) registerStatus() {
 		if err != nil {
 			return nil, toAPI(err)
 		}
+		st.Stats.Ops += len(s.bridgedOps(ctx)) // the caller's bridged operations are listed too
 		return &statusOutput{Body: st}, nil
 	})
 }

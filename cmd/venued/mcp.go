@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -18,6 +20,38 @@ import (
 type MCPConfig struct {
 	BridgeTimeout  string `json:"bridgeTimeout"`  // longest exchange with a bridged server, e.g. "30s" (the default)
 	SessionTimeout string `json:"sessionTimeout"` // an MCP session unused this long is closed; default "30m"
+	// IncludePathPrefixes are the catalog paths whose operations are tools
+	// of /mcp (as in the reference venue); default ["v/ops/"]. Bridged
+	// tools are offered whatever it says.
+	IncludePathPrefixes []string `json:"includePathPrefixes"`
+	// TrustForwardedHeaders lets X-Forwarded-Proto and X-Forwarded-Host
+	// name the endpoint in /.well-known/mcp, as the reference venue does
+	// behind a proxy; default true.
+	TrustForwardedHeaders *bool `json:"trustForwardedHeaders"`
+}
+
+// includes reports whether the catalog operation at path is a tool.
+func (c MCPConfig) includes(path string) bool {
+	prefixes := c.IncludePathPrefixes
+	if len(prefixes) == 0 {
+		prefixes = []string{"v/ops/"}
+	}
+	for _, p := range prefixes {
+		p = strings.TrimSuffix(p, "/")
+		if strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+func (c MCPConfig) validatePrefixes() error {
+	for _, p := range c.IncludePathPrefixes {
+		if !strings.HasPrefix(p, "v/") || strings.Trim(p, "/") == "v" {
+			return fmt.Errorf("mcp.includePathPrefixes: %q is not a catalog path under v/, such as \"v/ops/\"", p)
+		}
+	}
+	return nil
 }
 
 func (c MCPConfig) bridgeTimeout() (time.Duration, error) {
@@ -51,11 +85,19 @@ func (m *Main) addBridge(o *operations) error {
 	if _, err := m.Config.MCP.sessionTimeout(); err != nil {
 		return err
 	}
+	if err := m.Config.MCP.validatePrefixes(); err != nil {
+		return err
+	}
 	entries, err := mcpbridge.Entries()
 	if err != nil {
 		return err
 	}
 	o.catalog = append(o.catalog, entries...)
+	for _, en := range o.catalog {
+		if !en.Value && m.Config.MCP.includes(en.Path) {
+			m.mcp.tools = append(m.mcp.tools, en.Path)
+		}
+	}
 	b := mcpbridge.New(mcpbridge.Config{CallTimeout: timeout, Logger: m.Logger, Changed: m.mcp.toolsChanged,
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}})
 	o.execs["mcp"] = b.Executor()
@@ -67,18 +109,40 @@ func (m *Main) addBridge(o *operations) error {
 // and the MCP discovery documents, which need no caller.
 func (m *Main) mountMCP(mux *http.ServeMux) {
 	idle, _ := m.Config.MCP.sessionTimeout() // checked by addBridge
-	srv := mcpserver.New(m.engine, mcpserver.Options{Name: m.Config.Name,
-		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle})
+	trust := m.Config.MCP.TrustForwardedHeaders
+	srv := mcpserver.New(m.engine, mcpserver.Options{Name: m.Config.Name, Tools: m.toolOperations(),
+		Bridged: bridged{m.engine}, Logger: m.Logger, SessionTimeout: idle, MaxBodyBytes: m.Config.MaxBodyBytes,
+		AuthRequired: m.Config.anonymousLevel() == "none", IgnoreForwarded: trust != nil && !*trust})
 	m.mcp.door.Store(srv)
+	m.rest.SetBridged(bridged{m.engine}) // GET /api/v1/operations lists them too
 	mux.Handle("/mcp", m.auth.Middleware(srv))
 	mux.Handle("/.well-known/mcp", srv.Discovery())
 	mux.Handle("/.well-known/mcp.json", srv.Discovery())
 }
 
-// mcpLink lets the bridge, built before the MCP door, tell the door when
-// bridged tools change.
+// toolOperations are the catalog operations /mcp offers as tools, in path
+// order.
+func (m *Main) toolOperations() []*venue.Operation {
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: m.engine.Identity().DID})
+	ops := make([]*venue.Operation, 0, len(m.mcp.tools))
+	for _, p := range m.mcp.tools {
+		op, err := m.engine.Operation(ctx, p) // a catalog path: resolved alike for every caller
+		if err != nil {
+			m.Logger.Error("an MCP tool's catalog entry does not resolve", "op", p, "err", err)
+			continue
+		}
+		ops = append(ops, op)
+	}
+	slices.SortFunc(ops, func(a, b *venue.Operation) int { return strings.Compare(a.Path, b.Path) })
+	return ops
+}
+
+// mcpLink carries what the MCP door needs from the steps that run before
+// it is built: which catalog paths are tools, and (for the bridge) a way
+// to tell the door when bridged tools change.
 type mcpLink struct {
-	door atomic.Pointer[mcpserver.Server]
+	tools []string // catalog paths offered as tools
+	door  atomic.Pointer[mcpserver.Server]
 }
 
 func (l *mcpLink) toolsChanged() {

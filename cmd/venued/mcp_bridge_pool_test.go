@@ -18,14 +18,17 @@ import (
 // poolVendor is a remote MCP server on loopback that can be restarted on
 // the same address. It accepts several bearer tokens, counts initialize
 // requests, and counts calls whose token differs from the one their
-// session was opened with.
+// session was opened with. With badRequest set it answers a session it
+// does not know as the TypeScript SDK's servers do (server-everything
+// among them): HTTP 400 with a JSON-RPC error without an id, not 404.
 type poolVendor struct {
-	t       *testing.T
-	addr    string
-	tokens  map[string]bool
-	inits   atomic.Int32
-	foreign atomic.Int32 // calls made on a session with another token than its own
-	srv     *http.Server
+	t          *testing.T
+	addr       string
+	tokens     map[string]bool
+	badRequest atomic.Bool
+	inits      atomic.Int32
+	foreign    atomic.Int32 // calls made on a session with another token than its own
+	srv        *http.Server
 }
 
 func (v *poolVendor) start() {
@@ -33,6 +36,7 @@ func (v *poolVendor) start() {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "vendor", Version: "1"}, nil)
 	var mu sync.Mutex
 	owner := map[string]string{} // session id → its token
+	known := map[string]bool{}   // session ids this run of the server handed out
 	type echoIn struct {
 		Message string `json:"message"`
 	}
@@ -63,11 +67,44 @@ func (v *poolVendor) start() {
 			v.inits.Add(1)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(w, r)
+		if sid := r.Header.Get("Mcp-Session-Id"); v.badRequest.Load() && sid != "" && !known[sid] {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}`))
+			return
+		}
+		h.ServeHTTP(sessionsSeen{w, known, &mu}, r)
 	})}
 	go v.srv.Serve(ln)
 	v.t.Cleanup(func() { v.srv.Close() })
 }
+
+// sessionsSeen notes the session ids a server hands out.
+type sessionsSeen struct {
+	http.ResponseWriter
+	known map[string]bool
+	mu    *sync.Mutex
+}
+
+func (w sessionsSeen) WriteHeader(code int) {
+	w.note()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w sessionsSeen) Write(p []byte) (int, error) {
+	w.note()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w sessionsSeen) note() {
+	if sid := w.Header().Get("Mcp-Session-Id"); sid != "" {
+		w.mu.Lock()
+		w.known[sid] = true
+		w.mu.Unlock()
+	}
+}
+
+func (w sessionsSeen) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
 
 // restart stops the server, forgetting its sessions, and starts a new one
 // on the same address.
@@ -131,6 +168,19 @@ func TestMCPBridge_SessionPool(t *testing.T) {
 		}
 		if n := v.foreign.Load(); n != 0 {
 			t.Fatalf("%d calls ran on a session opened with another caller's token", n)
+		}
+	})
+	t.Run("a restarted server answering 400 gets new sessions", func(t *testing.T) {
+		v.badRequest.Store(true)
+		defer v.badRequest.Store(false)
+		v.restart()
+		time.Sleep(200 * time.Millisecond)
+		before := v.inits.Load()
+		echo(t, alice, "after a 400")
+		echo(t, bob, "after a 400")
+		echo(t, alice, "again")
+		if got := v.inits.Load() - before; got != 2 {
+			t.Fatalf("after the restart, 3 calls initialized %d sessions, want 2", got)
 		}
 	})
 }

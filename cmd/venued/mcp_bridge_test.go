@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net"
@@ -15,6 +16,9 @@ import (
 
 const bridgeToken = "tok-5ecret-bridge-value"
 
+// tinyPNG is a 1×1 PNG, for a bridged tool that answers with an image.
+var tinyPNG = []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+
 // vendorServer is a remote MCP server on loopback, built on the official
 // SDK: it demands bridgeToken as its bearer and offers echo (which also
 // reports the Authorization header it saw, to prove masking) and fail.
@@ -26,6 +30,10 @@ func vendorServer(t *testing.T) string {
 	}
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes a message"}, func(_ context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, map[string]string, error) {
 		return nil, map[string]string{"echo": in.Message, "auth": req.Extra.Header.Get("Authorization")}, nil
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "getTinyImage", Description: "A picture, its caption and its size"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a tiny image"},
+			&mcp.ImageContent{Data: tinyPNG, MIMEType: "image/png"}}}, map[string]int{"width": 1, "height": 1}, nil
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "fail", Description: "Always fails"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "the vendor says no"}}}, nil, nil
@@ -55,6 +63,30 @@ func jobOf(t *testing.T, c *client, op string, input any) map[string]any {
 	return rec
 }
 
+// listedOps is GET /api/v1/operations as c sees it, by path.
+func listedOps(t *testing.T, c *client) map[string]map[string]any {
+	t.Helper()
+	var list []map[string]any
+	r := c.do(t, "GET", "/api/v1/operations", nil)
+	if r.status != 200 {
+		t.Fatalf("GET /api/v1/operations: %d %s", r.status, r.body)
+	}
+	r.json(t, &list)
+	out := map[string]map[string]any{}
+	for _, e := range list {
+		out[e["path"].(string)] = e
+	}
+	return out
+}
+
+// opsCount is stats.ops of GET /api/v1/status as c sees it.
+func opsCount(t *testing.T, c *client) int {
+	t.Helper()
+	var st struct{ Stats struct{ Ops int } }
+	c.do(t, "GET", "/api/v1/status", nil).json(t, &st)
+	return st.Stats.Ops
+}
+
 func allowLoopback(c *Config) {
 	c.AllowHosts = []string{"127.0.0.1"}
 	c.MCP.BridgeTimeout = "2s"
@@ -74,6 +106,11 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		out, _ := json.Marshal(rec["output"])
 		if rec["status"] != "COMPLETE" || !strings.Contains(string(out), `"vendor_echo"`) || !strings.Contains(string(out), `"o/mcp/vendor/echo"`) {
 			t.Fatalf("server/add: %v %s", rec["error"], out)
+		}
+		// Tool names are snake_case, as the catalog's are; the operation
+		// keeps the server's name.
+		if !strings.Contains(string(out), `"vendor_get_tiny_image"`) || !strings.Contains(string(out), `"o/mcp/vendor/getTinyImage"`) {
+			t.Fatalf("server/add names the camelCase tool: %s", out)
 		}
 
 		rec = jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "hi"})
@@ -95,17 +132,39 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		}
 
 		sess := mcpSession(t, m, c.token)
-		if toolNames(t, sess)["vendor_echo"] == nil {
-			t.Fatal("/mcp does not list the bridged tool")
+		if tools := toolNames(t, sess); tools["vendor_echo"] == nil || tools["vendor_get_tiny_image"] == nil {
+			t.Fatal("/mcp does not list the bridged tools in snake_case")
 		}
 		res := callTool(t, sess, "vendor_echo", map[string]any{"message": "via mcp"})
 		if res.IsError || !strings.Contains(resultText(res), "via mcp") || strings.Contains(resultText(res), bridgeToken) {
 			t.Fatalf("bridged tool through /mcp: %v %s", res.IsError, resultText(res))
 		}
 
+		// The vendor's content (an image here) and structured content reach
+		// the caller of /mcp as the vendor sent them.
+		res = callTool(t, sess, "vendor_get_tiny_image", map[string]any{})
+		if res.IsError || len(res.Content) != 2 {
+			t.Fatalf("bridged image tool through /mcp: %v %d parts", res.IsError, len(res.Content))
+		}
+		if img, ok := res.Content[1].(*mcp.ImageContent); !ok || img.MIMEType != "image/png" || !bytes.Equal(img.Data, tinyPNG) {
+			t.Fatalf("the image did not come through: %#v", res.Content[1])
+		}
+		if st, _ := json.Marshal(res.StructuredContent); string(st) != `{"height":1,"width":1}` {
+			t.Fatalf("structured content %s", st)
+		}
+
 		other, _ := asUser(t, m)
 		if toolNames(t, mcpSession(t, m, other.token))["vendor_echo"] != nil {
 			t.Fatal("another user sees a user-scope bridge")
+		}
+		// The REST catalog lists the caller's bridged operations too, and
+		// counts them in the status; another user's list is unchanged.
+		mine, theirs := listedOps(t, c), listedOps(t, other)
+		if mine["o/mcp/vendor/echo"] == nil || mine["o/mcp/vendor/getTinyImage"] == nil || theirs["o/mcp/vendor/echo"] != nil {
+			t.Fatalf("GET /api/v1/operations: the caller's bridged operations are missing or shown to another user")
+		}
+		if got, want := opsCount(t, c), opsCount(t, other)+3; got != want || len(mine) != want {
+			t.Fatalf("stats.ops = %d for the bridge's owner (listing %d), want %d", got, len(mine), want)
 		}
 		if r := other.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/vendor/echo","input":{"message":"x"}}`); r.status != 400 {
 			t.Fatalf("another user invoking the bridge: %d %s", r.status, r.body)
@@ -126,6 +185,72 @@ func TestMCPBridge_UserScope(t *testing.T) {
 			t.Fatalf("invoking a removed bridge: %d %s", r.status, r.body)
 		}
 	}, allowLoopback)
+}
+
+// TestMCPBridge_ToolNameClash: two remote tools whose names read the same
+// in snake_case cannot both be tools on /mcp; the second is skipped with a
+// warning rather than silently shadowed.
+func TestMCPBridge_ToolNameClash(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "clash", Version: "1"}, nil)
+	for _, name := range []string{"getSum", "get_sum"} {
+		mcp.AddTool(srv, &mcp.Tool{Name: name}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, map[string]string{"tool": name}, nil
+		})
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	m := MustRunMain(t, "", allowLoopback)
+	rec := jobOf(t, newClient(m), "v/ops/mcp/server/add", map[string]any{"name": "clash", "url": ts.URL + "/mcp"})
+	var out struct {
+		Tools    []string
+		Warnings []string
+	}
+	b, _ := json.Marshal(rec["output"])
+	json.Unmarshal(b, &out)
+	if rec["status"] != "COMPLETE" || len(out.Tools) != 1 || out.Tools[0] != "clash_get_sum" || len(out.Warnings) != 1 || !strings.Contains(out.Warnings[0], "clashes") {
+		t.Fatalf("got %v %s", rec["error"], b)
+	}
+}
+
+// TestMCPBridge_AuthReference: 'auth' names a secret (s/NAME, or the
+// caller's own secret by DID); anything else, a token pasted in for
+// instance, is refused without repeating it, and it never reaches the job
+// record.
+func TestMCPBridge_AuthReference(t *testing.T) {
+	url := vendorServer(t)
+	m := MustRunMain(t, "", allowLoopback)
+	c, u := asUser(t, m)
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+	for _, tc := range []struct{ name, auth, want string }{
+		{"a secret reference", "s/VENDOR", ""},
+		{"the caller's own secret by DID", u.DID + "/s/VENDOR", ""},
+		{"a pasted token", "ghp_Pasted0Token0Value", "'auth' must name a secret"},
+		{"a bare secret name", "VENDOR", "'auth' must name a secret"},
+		{"a bearer header", "Bearer " + bridgeToken, "'auth' must name a secret"},
+		{"another user's secret", "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK/s/VENDOR", "only your own secrets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "auth-test", "url": url, "auth": tc.auth})
+			msg, _ := rec["error"].(string)
+			if tc.want == "" {
+				if rec["status"] != "COMPLETE" {
+					t.Fatalf("refused: %s", msg)
+				}
+				if rec = jobOf(t, c, "o/mcp/auth-test/echo", map[string]any{"message": "hi"}); rec["status"] != "COMPLETE" {
+					t.Fatalf("calling the bridge: %v", rec["error"])
+				}
+				return
+			}
+			if rec["status"] != "FAILED" || !strings.Contains(msg, tc.want) {
+				t.Fatalf("got %v %q, want FAILED with %q", rec["status"], msg, tc.want)
+			}
+			stored := c.do(t, "GET", "/api/v1/jobs/"+rec["id"].(string), nil)
+			secretPart := strings.TrimPrefix(tc.auth, "Bearer ")
+			if strings.Contains(msg, secretPart) || strings.Contains(string(stored.body), secretPart) {
+				t.Fatalf("the value of 'auth' is repeated: %s", stored.body)
+			}
+		})
+	}
 }
 
 // TestMCPBridge_VenueScope needs mcp/manage to add, and then serves every
@@ -157,6 +282,9 @@ func TestMCPBridge_VenueScope(t *testing.T) {
 	if toolNames(t, mcpSession(t, m, user.token))["shared_echo"] == nil {
 		t.Fatal("/mcp does not list the venue bridge's tool to a user")
 	}
+	if listedOps(t, user)["v/ops/mcp/shared/echo"] == nil {
+		t.Fatal("GET /api/v1/operations does not list the venue bridge's operation to a user")
+	}
 	rec = jobOf(t, user, "v/ops/mcp/server/remove", map[string]any{"name": "shared", "scope": "venue"})
 	if rec["status"] != "REJECTED" {
 		t.Fatalf("a user removed the venue bridge: %v", rec)
@@ -167,8 +295,9 @@ func TestMCPBridge_VenueScope(t *testing.T) {
 }
 
 // TestMCPBridge_BadServers: a server that is down, slow, answers garbage,
-// refuses the token, or sits where the outbound policy forbids fails the
-// job with a clear message, and nothing hangs.
+// refuses the request or the token, or sits where the outbound policy
+// forbids fails the job with a message that names the cause, and nothing
+// hangs.
 func TestMCPBridge_BadServers(t *testing.T) {
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -182,6 +311,17 @@ func TestMCPBridge_BadServers(t *testing.T) {
 		w.Write([]byte(`{"this is": "not json-rpc"`))
 	}))
 	defer garbage.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<!DOCTYPE html><p>Welcome</p>`))
+	}))
+	defer page.Close()
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: the vendor's own reason"}}`))
+	}))
+	defer refusing.Close()
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	down := "http://" + ln.Addr().String() + "/mcp"
 	ln.Close()
@@ -190,27 +330,35 @@ func TestMCPBridge_BadServers(t *testing.T) {
 	m := MustRunMain(t, "", allowLoopback)
 	c := newClient(m)
 	c.do(t, "PUT", "/api/v1/secrets/WRONG", `{"value":"not-the-token"}`)
-	for _, tc := range []struct{ name, url, auth, want string }{
-		{"down", down, "", "could not be reached"},
-		{"slow", slow.URL + "/mcp", "", "did not answer within 2s"},
-		{"garbage", garbage.URL + "/mcp", "", "MCP server garbage"},
-		{"wrong token", vendor, "s/WRONG", "refused the credentials"},
-		{"missing secret", vendor, "s/NOPE", "Could not resolve auth reference s/NOPE"},
-		{"outbound policy", "http://localhost:1/mcp", "", "private/internal address"}, // only 127.0.0.1 is allowed
+	for _, tc := range []struct {
+		name, url, auth string
+		want            []string
+	}{
+		{"down", down, "", []string{"MCP server down", "could not be reached", "connection refused"}},
+		{"slow", slow.URL + "/mcp", "", []string{"MCP server slow", "did not answer within 2s"}},
+		{"garbage", garbage.URL + "/mcp", "", []string{"MCP server garbage", "answered something that is not MCP JSON-RPC"}},
+		{"web page", page.URL + "/mcp", "", []string{"MCP server web-page", "not MCP JSON-RPC", "text/html"}},
+		{"refusing", refusing.URL + "/mcp", "", []string{"MCP server refusing", "refused to open a session: HTTP 400", "Bad Request: the vendor's own reason"}},
+		{"no scheme", strings.TrimPrefix(vendor, "http://"), "", []string{"MCP server no-scheme", "no scheme, so https was tried", "server gave HTTP response to HTTPS client"}},
+		{"wrong token", vendor, "s/WRONG", []string{"MCP server wrong-token", "refused the credentials", "401"}},
+		{"missing secret", vendor, "s/NOPE", []string{"Could not resolve auth reference s/NOPE"}},
+		{"outbound policy", "http://localhost:1/mcp", "", []string{"private/internal address", "allowHosts"}}, // only 127.0.0.1 is allowed
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := map[string]any{"name": "garbage", "url": tc.url}
-			if tc.name != "garbage" {
-				in["name"] = strings.ReplaceAll(tc.name, " ", "-")
-			}
+			in := map[string]any{"name": strings.ReplaceAll(tc.name, " ", "-"), "url": tc.url}
 			if tc.auth != "" {
 				in["auth"] = tc.auth
 			}
 			start := time.Now()
 			rec := jobOf(t, c, "v/ops/mcp/server/add", in)
 			msg, _ := rec["error"].(string)
-			if (rec["status"] != "FAILED" && rec["status"] != "REJECTED") || !strings.Contains(msg, tc.want) {
-				t.Fatalf("got %v %q, want FAILED or REJECTED with %q", rec["status"], msg, tc.want)
+			if rec["status"] != "FAILED" && rec["status"] != "REJECTED" {
+				t.Fatalf("got %v %q, want FAILED or REJECTED", rec["status"], msg)
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("the error %q does not say %q", msg, want)
+				}
 			}
 			if d := time.Since(start); d > 8*time.Second {
 				t.Fatalf("took %s", d)

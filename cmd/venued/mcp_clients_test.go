@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // These tests drive the venue's /mcp and bridge with MCP software no one
@@ -121,40 +123,63 @@ func TestMCPClients_TypeScriptSDK(t *testing.T) {
 	}
 }
 
-// serverEverything starts @modelcontextprotocol/server-everything as a
-// streamable-HTTP server on a free loopback port and returns its URL.
-func serverEverything(t *testing.T) string {
+// everythingServer is @modelcontextprotocol/server-everything running as
+// a streamable-HTTP server on a loopback port; restart stops it and starts
+// a new one on the same port, which knows none of the old sessions.
+type everythingServer struct {
+	t    *testing.T
+	port string
+	URL  string
+	stop func()
+}
+
+// serverEverything starts server-everything on a free loopback port.
+func serverEverything(t *testing.T) *everythingServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	s := &everythingServer{t: t, port: strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)}
 	ln.Close()
+	s.URL = "http://127.0.0.1:" + s.port + "/mcp"
+	s.start()
+	t.Cleanup(func() { s.stop() })
+	return s
+}
+
+func (s *everythingServer) start() {
+	s.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := npmCommand(t, ctx, "mcp-server-everything", "streamableHttp")
-	cmd.Env = append(cmd.Env, "PORT="+port)
+	cmd := npmCommand(s.t, ctx, "mcp-server-everything", "streamableHttp")
+	cmd.Env = append(cmd.Env, "PORT="+s.port)
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		s.t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); cmd.Wait() })
-	url := "http://127.0.0.1:" + port + "/mcp"
+	s.stop = func() { cancel(); cmd.Wait() }
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if resp, err := http.Get(url); err == nil {
+		if resp, err := http.Get(s.URL); err == nil {
 			resp.Body.Close()
-			return url
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("server-everything did not start on port %s", port)
+			s.t.Fatalf("server-everything did not start on port %s", s.port)
 		}
 	}
+}
+
+func (s *everythingServer) restart() {
+	s.t.Helper()
+	s.stop()
+	s.start()
 }
 
 // TestMCPClients_BridgeServerEverything bridges server-everything into the
 // catalog and calls its tools through REST, through /mcp with the Go SDK
 // client and through /mcp with the TypeScript SDK client.
 func TestMCPClients_BridgeServerEverything(t *testing.T) {
-	everything := serverEverything(t)
+	se := serverEverything(t)
+	everything := se.URL
 	m := MustRunMain(t, "", allowLoopback)
 	c, u := asUser(t, m)
 	rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "everything", "url": strings.TrimSuffix(everything, "/mcp")})
@@ -176,11 +201,37 @@ func TestMCPClients_BridgeServerEverything(t *testing.T) {
 	if res.IsError || !strings.Contains(resultText(res), "5") {
 		t.Fatalf("get-sum through /mcp: %v %s", res.IsError, resultText(res))
 	}
+	sess := mcpSession(t, m, c.token)
+	res = callTool(t, sess, "everything_get_tiny_image", map[string]any{})
+	var image *mcp.ImageContent
+	for _, part := range res.Content {
+		if img, ok := part.(*mcp.ImageContent); ok {
+			image = img
+		}
+	}
+	if res.IsError || image == nil || image.MIMEType != "image/png" || len(image.Data) < 100 {
+		t.Fatalf("get-tiny-image through /mcp: the image did not come through: %v %d parts", res.IsError, len(res.Content))
+	}
+	res = callTool(t, sess, "everything_get_structured_content", map[string]any{"location": "Chicago"})
+	if st, _ := json.Marshal(res.StructuredContent); res.IsError || !strings.Contains(string(st), `"temperature":36`) || strings.Contains(string(st), `"content"`) {
+		t.Fatalf("get-structured-content through /mcp: structured content %s", st)
+	}
 	tools, result := tsClient(t, "http://"+m.Addr+"/mcp", "everything_echo", `{"message":"from the TS SDK"}`, u.token(t, m))
 	if !strings.Contains(strings.Join(tools, ","), "everything_echo") {
 		t.Fatalf("the TS client does not see the bridged tools: %v", tools)
 	}
 	if b, _ := json.Marshal(result); !strings.Contains(string(b), "from the TS SDK") {
 		t.Fatalf("echo through the TS client: %s", b)
+	}
+
+	// server-everything forgets its sessions when it restarts and answers
+	// a call on one with HTTP 400, not 404: the bridge must still open a
+	// new session rather than fail the call.
+	se.restart()
+	for i := range 3 {
+		rec = jobOf(t, c, "o/mcp/everything/echo", map[string]any{"message": "after a restart"})
+		if b, _ := json.Marshal(rec["output"]); rec["status"] != "COMPLETE" || !strings.Contains(string(b), "after a restart") {
+			t.Fatalf("echo %d after server-everything restarted: %v %s", i, rec["error"], b)
+		}
 	}
 }

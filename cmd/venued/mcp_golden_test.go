@@ -19,7 +19,10 @@ import (
 // is also sent the way the SDK path takes it (no protocol version header),
 // and must get the same answer as on the direct path.
 func TestMCPGolden(t *testing.T) {
-	m := MustRunMain(t, "")
+	m := MustRunMain(t, "", func(c *Config) {
+		c.MaxBodyBytes = 4096
+		c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"} // test_value returns what it is given
+	})
 	c := newClient(m)
 	g := &transcript{t: t, c: c}
 
@@ -39,7 +42,10 @@ func TestMCPGolden(t *testing.T) {
 
 	for _, tc := range []struct{ name, body string }{
 		{"success", `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"core_write","arguments":{"path":"w/golden","value":{"greeting":"hello <world> & all"}}}}`},
-		{"success, output wrapped", `{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"core_read","arguments":{"path":"w/golden/greeting"}}}`},
+		{"success, string id", `{"jsonrpc":"2.0","id":"five","method":"tools/call","params":{"name":"core_read","arguments":{"path":"w/golden/greeting"}}}`},
+		{"success, a string output wrapped", `{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"test_value","arguments":{"value":"just a string"}}}`},
+		{"success, an array output wrapped", `{"jsonrpc":"2.0","id":52,"method":"tools/call","params":{"name":"test_value","arguments":{"value":[1,"two",null]}}}`},
+		{"success, a null output wrapped", `{"jsonrpc":"2.0","id":53,"method":"tools/call","params":{"name":"test_value","arguments":{}}}`},
 		{"isError: input schema violation", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`},
 		{"isError: the job failed", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"grid_job_status","arguments":{"id":"not-a-job"}}}`},
 	} {
@@ -62,16 +68,36 @@ func TestMCPGolden(t *testing.T) {
 		g.post(tc.name, g.sid, tc.body)
 	}
 	g.post("unknown session", "not-a-session", `{"jsonrpc":"2.0","id":14,"method":"ping"}`)
+	for _, tc := range []struct{ name, body string }{
+		{"tool name not a string", `{"jsonrpc":"2.0","id":15,"method":"tools/call","params":{"name":5,"arguments":{}}}`},
+		{"tool name missing", `{"jsonrpc":"2.0","id":16,"method":"tools/call","params":{}}`},
+		{"tool name empty", `{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":"","arguments":{}}}`},
+		{"id an object", `{"jsonrpc":"2.0","id":{"n":18},"method":"ping"}`},
+		{"id a boolean", `{"jsonrpc":"2.0","id":true,"method":"ping"}`},
+		{"body over maxBodyBytes", `{"jsonrpc":"2.0","id":19,"method":"ping","params":{"pad":"` + strings.Repeat("x", 5000) + `"}}`},
+	} {
+		g.post(tc.name, g.sid, tc.body)
+	}
+	g.headers = []string{"Accept", "application/json"}
+	g.post("Accept without text/event-stream", g.sid, `{"jsonrpc":"2.0","id":20,"method":"ping"}`)
+	g.headers = []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "1999-01-01"}
+	g.post("unsupported protocol version", g.sid, `{"jsonrpc":"2.0","id":21,"method":"ping"}`)
+	g.headers = nil
+	other, _ := asUser(t, m)
+	g.c = other
+	g.post("another caller's session", g.sid, `{"jsonrpc":"2.0","id":22,"method":"ping"}`)
+	g.c = c
 	g.check("errors")
 }
 
 // transcript collects exchanges with /mcp as text.
 type transcript struct {
-	t      *testing.T
-	c      *client
-	sid    string
-	filter func([]byte) []byte // rewrites a response body before it is recorded
-	buf    bytes.Buffer
+	t       *testing.T
+	c       *client
+	sid     string
+	filter  func([]byte) []byte // rewrites a response body before it is recorded
+	headers []string            // headers sent instead of the usual Accept and Mcp-Protocol-Version
+	buf     bytes.Buffer
 }
 
 // post sends body on session sid ("" for none) with the headers a client
@@ -79,6 +105,9 @@ type transcript struct {
 func (g *transcript) post(title, sid, body string) reply {
 	g.t.Helper()
 	h := []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2025-11-25"}
+	if g.headers != nil {
+		h = append([]string(nil), g.headers...)
+	}
 	if sid != "" {
 		h = append(h, "Mcp-Session-Id", sid)
 	}
@@ -87,7 +116,11 @@ func (g *transcript) post(title, sid, body string) reply {
 	for i := 0; i+1 < len(h); i += 2 {
 		fmt.Fprintf(&g.buf, "> %s: %s\n", h[i], h[i+1])
 	}
-	fmt.Fprintf(&g.buf, "%s\n\n< %d\n", body, r.status)
+	shown := body
+	if len(shown) > 300 {
+		shown = fmt.Sprintf("%s… (%d bytes)", shown[:80], len(body))
+	}
+	fmt.Fprintf(&g.buf, "%s\n\n< %d\n", shown, r.status)
 	for _, k := range []string{"Content-Type", "Mcp-Session-Id"} {
 		if v := r.header.Get(k); v != "" {
 			fmt.Fprintf(&g.buf, "< %s: %s\n", k, v)

@@ -60,3 +60,29 @@ func TestMCPConfig_Durations(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPConfig_IncludePathPrefixes(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		prefixes []string
+		path     string
+		want     bool
+	}{
+		{"default: the catalog", nil, "v/ops/core/read", true},
+		{"default: not the test operations", nil, "v/test/ops/echo", false},
+		{"added", []string{"v/ops/", "v/test/ops"}, "v/test/ops/echo", true},
+		{"at a segment boundary", []string{"v/ops/core"}, "v/ops/corex/read", false},
+		{"narrowed", []string{"v/ops/core/"}, "v/ops/agent/create", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := (MCPConfig{IncludePathPrefixes: tc.prefixes}).includes(tc.path); got != tc.want {
+				t.Fatalf("includes(%q) = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+	for _, bad := range []string{"w/ops/", "v/", "", "ops"} {
+		if err := (MCPConfig{IncludePathPrefixes: []string{bad}}).validatePrefixes(); err == nil {
+			t.Errorf("prefix %q was accepted", bad)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func TestMCP_ToolsAreOperations(t *testing.T) {
 				t.Errorf("tools/list lacks %s", want)
 			}
 		}
+		if tools["test_echo"] != nil {
+			t.Error("the test operations are tools, though mcp.includePathPrefixes does not name them")
+		}
 		if in, _ := json.Marshal(tools["core_read"].InputSchema); !strings.Contains(string(in), `"path"`) {
 			t.Errorf("core_read input schema %s lacks path", in)
 		}
@@ -189,19 +192,65 @@ func TestMCP_BadInput(t *testing.T) {
 	})
 }
 
-// TestMCP_Discovery serves the same description at both well-known paths.
+// TestMCP_Discovery serves the same description at both well-known paths,
+// says whether a token is required, and names the endpoint as a proxy in
+// front of the venue tells it (X-Forwarded-Proto and X-Forwarded-Host).
 func TestMCP_Discovery(t *testing.T) {
+	type doc struct {
+		URL      string `json:"server_url"`
+		Endpoint struct{ Path, Transport string }
+		Auth     struct {
+			Type     string
+			Required bool
+		} `json:"authentication"`
+	}
+	get := func(t *testing.T, c *client, path string, header ...string) doc {
+		t.Helper()
+		var d doc
+		r := c.do(t, "GET", path, nil, header...)
+		if r.status != 200 {
+			t.Fatalf("GET %s: %d %s", path, r.status, r.body)
+		}
+		r.json(t, &d)
+		return d
+	}
 	m := MustRunMain(t, "")
 	c := newClient(m)
 	for _, p := range []string{"/.well-known/mcp.json", "/.well-known/mcp"} {
-		var d struct {
-			URL      string `json:"server_url"`
-			Endpoint struct{ Path, Transport string }
-		}
-		r := c.do(t, "GET", p, nil)
-		r.json(t, &d)
-		if r.status != 200 || d.URL != "http://"+m.Addr+"/mcp" || d.Endpoint.Transport != "streamable-http" {
-			t.Fatalf("GET %s: %d %s", p, r.status, r.body)
+		if d := get(t, c, p); d.URL != "http://"+m.Addr+"/mcp" || d.Endpoint.Transport != "streamable-http" || d.Auth.Required {
+			t.Fatalf("GET %s: %+v", p, d)
 		}
 	}
+	for _, tc := range []struct {
+		name   string
+		header []string
+		want   string
+	}{
+		{"proxy with TLS", []string{"X-Forwarded-Proto", "https", "X-Forwarded-Host", "venue.example.com"}, "https://venue.example.com/mcp"},
+		{"host with a port", []string{"X-Forwarded-Host", "venue.example.com:8443", "X-Forwarded-Proto", "https"}, "https://venue.example.com:8443/mcp"},
+		{"first of a list", []string{"X-Forwarded-Proto", "https, http", "X-Forwarded-Host", "a.example, b.example"}, "https://a.example/mcp"},
+		{"proto only", []string{"X-Forwarded-Proto", "https"}, "https://" + m.Addr + "/mcp"},
+		{"a host that is not one is ignored", []string{"X-Forwarded-Host", "evil.example/phish?x=1"}, "http://" + m.Addr + "/mcp"},
+		{"a scheme that is not http(s) is ignored", []string{"X-Forwarded-Proto", "javascript"}, "http://" + m.Addr + "/mcp"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if d := get(t, c, "/.well-known/mcp", tc.header...); d.URL != tc.want {
+				t.Fatalf("server_url = %q, want %q", d.URL, tc.want)
+			}
+		})
+	}
+
+	t.Run("a venue that requires a token says so", func(t *testing.T) {
+		m := MustRunMain(t, "", func(c *Config) { c.Auth.Anonymous = "none" })
+		if d := get(t, newClient(m), "/.well-known/mcp.json"); !d.Auth.Required || d.Auth.Type != "bearer" {
+			t.Fatalf("%+v", d)
+		}
+	})
+	t.Run("forwarded headers can be ignored", func(t *testing.T) {
+		off := false
+		m := MustRunMain(t, "", func(c *Config) { c.MCP.TrustForwardedHeaders = &off })
+		if d := get(t, newClient(m), "/.well-known/mcp", "X-Forwarded-Host", "venue.example.com"); d.URL != "http://"+m.Addr+"/mcp" {
+			t.Fatalf("server_url = %q", d.URL)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -32,12 +31,17 @@ type policyTransport struct {
 }
 
 func (t *policyTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.bearer == "" {
-		return t.out.Do(req, nil)
+	secret := []string(nil)
+	if t.bearer != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+t.bearer)
+		secret = []string{"Authorization"}
 	}
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+t.bearer)
-	return t.out.Do(req, []string{"Authorization"})
+	resp, err := t.out.Do(req, secret)
+	if x := exchangeOf(req.Context()); x != nil && err == nil {
+		x.observe(resp)
+	}
+	return resp, err
 }
 
 // server is one bridged server as a call sees it.
@@ -52,9 +56,10 @@ func (b *Bridge) connect(ctx context.Context, s server) (*mcp.ClientSession, err
 	client := mcp.NewClient(&mcp.Implementation{Name: "venue-mcp-bridge", Version: "0.5.0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, DisableStandaloneSSE: true,
 		HTTPClient: &http.Client{Transport: &policyTransport{out: b.out, bearer: s.bearer}}}
+	ctx, x := withExchange(ctx)
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
-		return nil, b.failure(ctx, s, "could not be reached", err)
+		return nil, b.failure(ctx, s, "open a session", err, x)
 	}
 	return sess, nil
 }
@@ -71,9 +76,10 @@ func (b *Bridge) listTools(ctx context.Context, s server) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	cursor := ""
 	for range maxPages {
-		res, err := sess.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		xctx, x := withExchange(ctx)
+		res, err := sess.ListTools(xctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			return nil, b.failure(ctx, s, "failed to list its tools", err)
+			return nil, b.failure(ctx, s, "list its tools", err, x)
 		}
 		tools = append(tools, res.Tools...)
 		if len(tools) > maxTools {
@@ -87,9 +93,9 @@ func (b *Bridge) listTools(ctx context.Context, s server) ([]*mcp.Tool, error) {
 }
 
 // callTool runs one tool on s for caller, on a pooled session when one is
-// open. A reused session the server no longer knows (it restarted, or
-// expired the session) is replaced by a new one and the call made once
-// more: the server answered 404 without running it.
+// open. A reused session the server refused before running the call (it
+// restarted, or expired the session) is replaced by a new one and the call
+// made once more.
 func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
@@ -103,7 +109,8 @@ func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool str
 				return nil, err
 			}
 		}
-		res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		xctx, x := withExchange(ctx)
+		res, err := sess.CallTool(xctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		var rpcErr *jsonrpc.Error
 		switch {
 		case err == nil || errors.As(err, &rpcErr):
@@ -114,32 +121,85 @@ func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool str
 		if err == nil {
 			return res, nil
 		}
-		if reused && !retried && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
+		if reused && !retried && ctx.Err() == nil && staleSession(err, x) {
 			b.pool.drop(k)
 			continue
 		}
-		return nil, b.failure(ctx, s, "failed to run tool "+tool, err)
+		return nil, b.failure(ctx, s, "run tool "+tool, err, x)
 	}
 }
 
-// failure says what went wrong with a server in words that help: down,
-// too slow, refused by the venue's policy, or not speaking MCP.
-func (b *Bridge) failure(ctx context.Context, s server, what string, err error) error {
+// staleSession reports whether a call on a reused session failed because
+// the server no longer knows the session: it refused the request at the
+// transport, before any JSON-RPC answer, with 404 (what the MCP spec
+// prescribes), 400 (what the TypeScript SDK's servers answer, e.g.
+// server-everything's "No valid session ID provided") or 410. Such a call
+// did not run, so it may be made again on a new session. A JSON-RPC error
+// is the server's answer to the call and is never retried.
+func staleSession(err error, x *exchange) bool {
+	if errors.Is(err, mcp.ErrSessionMissing) {
+		return true
+	}
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		return false
+	}
+	switch status, _ := x.refusal(); status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
+}
+
+// failure says what went wrong with a server when it tried to do step, in
+// words that help: down, too slow, refused by the venue's policy or by the
+// server (in its own words), or not speaking MCP. The cause is kept whole;
+// a long chain of wrapped errors loses its outer parts, never the
+// innermost cause.
+func (b *Bridge) failure(ctx context.Context, s server, step string, err error, x *exchange) error {
+	status, reason := x.refusal()
 	var ve *venue.Error
+	isVenue := errors.As(err, &ve)
+	var rpcErr *jsonrpc.Error
 	switch {
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return venue.Errorf(venue.ETIMEOUT, "MCP server %s (%s) did not answer within %s", s.name, s.url, b.cfg.CallTimeout)
-	case errors.As(err, &ve) && (ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
-		return venue.Errorf(ve.Code, "MCP server %s (%s): %s", s.name, s.url, ve.Message)
-	case strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "401"):
-		return venue.Errorf(venue.EUNAUTHORIZED, "MCP server %s (%s) refused the credentials (401): check the secret named by 'auth'", s.name, s.url)
+	case status == http.StatusUnauthorized:
+		return venue.Errorf(venue.EUNAUTHORIZED, "MCP server %s (%s) refused the credentials (401: %s): check the secret named by 'auth'", s.name, s.url, reason)
+	case isVenue && (ve.Code == venue.EUNAVAILABLE || ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
+		// the outbound client's words: a network failure or the policy
+		return venue.Errorf(ve.Code, "MCP server %s (%s) could not be reached: %s", s.name, s.url, ve.Message)
+	case isVenue:
+		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: %s", s.name, s.url, step, ve.Message)
+	case x.garbage() != "":
+		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) answered something that is not MCP JSON-RPC: %s", s.name, s.url, x.garbage())
+	case errors.As(err, &rpcErr):
+		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: JSON-RPC error %d: %s", s.name, s.url, step, rpcErr.Code, clipped(oneLine(rpcErr.Message), 300))
+	case status != 0:
+		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) refused to %s: HTTP %d: %s", s.name, s.url, step, status, reason)
 	}
-	return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) %s: %s", s.name, s.url, what, clip(oneLine(err.Error())))
+	return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: %s", s.name, s.url, step, cause(err))
+}
+
+// cause is err's text on one line, shortened by dropping the outer parts
+// of its chain ("calling ...: sending ...: <cause>"), which name the SDK's
+// steps, not what went wrong.
+func cause(err error) string {
+	msg := oneLine(err.Error())
+	const max = 200
+	for len(msg) > max {
+		i := strings.Index(msg, ": ")
+		if i < 0 {
+			return "…" + msg[len(msg)-max:]
+		}
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 func oneLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
+	if i := strings.IndexAny(s, "\r\n"); i >= 0 {
 		return s[:i]
 	}
-	return fmt.Sprint(s)
+	return s
 }

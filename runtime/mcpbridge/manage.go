@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -55,7 +56,11 @@ func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.En
 	if err != nil {
 		return nil, err
 	}
-	return b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
+	out, err := b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
+	if err != nil && !strings.Contains(in.URL, "://") && venue.ErrorCode(err) == venue.EUNAVAILABLE {
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "%s (the URL has no scheme, so https was tried: write http:// for a server without TLS)", venue.ErrorMessage(err))
+	}
+	return out, err
 }
 
 // addSecret resolves the caller's secret named by r.Auth. For scope venue
@@ -65,7 +70,7 @@ func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *r
 	if r.Auth == "" {
 		return "", nil
 	}
-	name, err := venue.ParseSecretRef(r.Auth)
+	name, err := secretName(r.Auth, env.Caller().DID)
 	if err != nil {
 		return "", err
 	}
@@ -81,6 +86,27 @@ func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *r
 		}
 	}
 	return v, nil
+}
+
+// secretName reads 'auth', a reference to a secret of the caller:
+// "s/NAME", or "<the caller's DID>/s/NAME". Anything else, a token pasted in
+// for instance, is refused, and its value is never repeated (it is masked
+// in the job record too: 'auth' is a secret field of server/add).
+// Returns EINVALID.
+func secretName(auth, caller string) (string, error) {
+	ref := auth
+	if strings.HasPrefix(ref, "did:") {
+		owner, rest, _ := strings.Cut(ref, "/")
+		if owner != caller {
+			return "", venue.Errorf(venue.EINVALID, "'auth' names another user's secret: a bridge can use only your own secrets (s/NAME)")
+		}
+		ref = rest
+	}
+	name, ok := strings.CutPrefix(strings.TrimPrefix(ref, "/"), "s/")
+	if !ok || !venue.ValidSecretName(name) {
+		return "", venue.Errorf(venue.EINVALID, "'auth' must name a secret as s/NAME (NAME: letters, digits, '_', '-' or '.'), not hold the token itself: store the token with PUT /api/v1/secrets/NAME, then pass \"auth\": \"s/NAME\"")
+	}
+	return name, nil
 }
 
 // refresh lists a bridged server's tools again.
@@ -112,13 +138,15 @@ func (b *Bridge) sync(ctx context.Context, p *place, r *record, s server, warnin
 	}
 	out := bridgeOutput{Name: r.Name, Scope: p.scope, URL: r.URL, Tools: []string{}, Ops: []string{}, Warnings: warnings}
 	metas := map[string]json.RawMessage{}
+	named := map[string]bool{} // tool names on /mcp, which must be unique too
 	r.Tools = nil
 	for _, t := range tools {
 		seg := segment(t.Name)
-		if _, dup := metas[seg]; dup || t.Name == "" {
+		if _, dup := metas[seg]; dup || t.Name == "" || named[toolName(r.Name, seg)] {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("skipped tool %q: its name clashes with another tool's", clip(t.Name)))
 			continue
 		}
+		named[toolName(r.Name, seg)] = true
 		meta, warn := b.toolMeta(p, r, seg, t)
 		if warn != "" {
 			out.Warnings = append(out.Warnings, warn)

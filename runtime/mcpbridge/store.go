@@ -143,10 +143,10 @@ func segment(tool string) string {
 	return s
 }
 
-// toolName is a bridged tool's MCP name on the venue's own /mcp, in
-// snake_case: <bridge>_<tool>.
+// toolName is a bridged tool's MCP name on the venue's own /mcp:
+// <bridge>_<tool> in snake_case, as the catalog's tools are named.
 func toolName(bridge, seg string) string {
-	return strings.NewReplacer("-", "_", ".", "_").Replace(bridge + "_" + seg)
+	return venue.SnakeCase(bridge + "_" + seg)
 }
 
 // readLimit is the largest bridge record or tool map read back: a bridge of

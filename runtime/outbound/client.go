@@ -85,7 +85,7 @@ func (c *Client) resolve(ctx context.Context, host, hostport string) ([]netip.Ad
 	}
 	for _, a := range addrs {
 		if internal(a) {
-			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets a private/internal address: %s (resolved to %s). Add to allowList if this is intentional.", host, a.Unmap())
+			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets a private/internal address: %s (resolved to %s). Add the host to allowHosts if this is intentional.", host, a.Unmap())
 		}
 	}
 	return addrs, nil

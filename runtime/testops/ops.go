@@ -28,11 +28,27 @@ func Executor() runtime.Executor {
 		"never":  never,
 		"ask":    ask,
 		"reveal": reveal,
+		"value":  value,
 	}
 }
 
 func echo(_ context.Context, in json.RawMessage, _ *runtime.Env) (json.RawMessage, error) {
 	return in, nil
+}
+
+// value returns the input's "value" as the output: an output that need
+// not be an object.
+func value(_ context.Context, in json.RawMessage, _ *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(in, &p); err != nil {
+		return nil, err
+	}
+	if p.Value == nil {
+		return json.RawMessage("null"), nil
+	}
+	return p.Value, nil
 }
 
 func delay(ctx context.Context, in json.RawMessage, _ *runtime.Env) (json.RawMessage, error) {
