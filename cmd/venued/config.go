@@ -27,6 +27,7 @@ type Config struct {
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
+	BodyTimeout    string            `json:"bodyTimeout"`    // longest pause while a request body arrives, e.g. "30s" (the default)
 	Names          map[string]string `json:"names"`          // registered operation names → references
 	LogLevel       string            `json:"logLevel"`       // debug, info, warn or error; default info
 	LogFormat      string            `json:"logFormat"`      // text or json; default text
@@ -106,7 +107,7 @@ func readConfigFile(path string, cfg *Config) error {
 // applyEnv applies VENUE_<KEY> overrides, one per config key.
 func applyEnv(cfg *Config, getenv func(string) string) error {
 	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
-		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout,
+		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
 		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_ANONYMOUS": &cfg.Auth.Anonymous, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
 	for k, dst := range str {
 		if v := getenv(k); v != "" {
@@ -162,6 +163,11 @@ func (c Config) validate() error {
 	if c.JobTimeout != "" {
 		if d, err := time.ParseDuration(c.JobTimeout); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("jobTimeout %q: want a duration such as 10m or 90s", c.JobTimeout))
+		}
+	}
+	if c.BodyTimeout != "" {
+		if d, err := time.ParseDuration(c.BodyTimeout); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("bodyTimeout %q: want a duration such as 30s", c.BodyTimeout))
 		}
 	}
 	if err := c.Auth.validate(); err != nil {
@@ -222,5 +228,10 @@ func (c Config) wasmPages() uint32 {
 
 func (c Config) jobTimeout() time.Duration {
 	d, _ := time.ParseDuration(c.JobTimeout)
+	return d
+}
+
+func (c Config) bodyTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.BodyTimeout)
 	return d
 }
