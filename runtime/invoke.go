@@ -105,7 +105,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
 		Operation: req.Operation, Name: op.Name, Caller: c.DID, Input: maskFields(input, op.SecretFields),
 		Parent: req.Parent, Version: 1}
-	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec,
+	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
 	e.jobs.put(j)
 	e.unfinished.Add(1)

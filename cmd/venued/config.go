@@ -24,6 +24,8 @@ type Config struct {
 	Store          string            `json:"store"`          // "" temporary SQLite, a file path, or a postgres:// URL
 	Seed           string            `json:"seed"`           // Ed25519 seed, 64 hex digits; default: kept in the store
 	Workers        int               `json:"workers"`        // jobs executing at once; default 64
+	CallerWorkers  int               `json:"callerWorkers"`  // jobs of one caller executing at once; default 3/4 of workers
+	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
@@ -143,12 +145,21 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.WasmMemoryMiB = n
 	}
-	if v := getenv("VENUE_WORKERS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("VENUE_WORKERS=%q: want a positive whole number", v)
+	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers} {
+		if v := getenv(k); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a positive whole number", k, v)
+			}
+			*dst = n
 		}
-		cfg.Workers = n
+	}
+	if v := getenv("VENUE_TEST_OPS"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("VENUE_TEST_OPS=%q: want true or false", v)
+		}
+		cfg.TestOps = &b
 	}
 	return nil
 }
@@ -182,8 +193,8 @@ func (c Config) validate() error {
 	if c.WasmMemoryMiB != 0 && (c.WasmMemoryMiB < 4 || c.WasmMemoryMiB > 4096) {
 		errs = append(errs, fmt.Errorf("wasmMemoryMiB %d: want 4 to 4096", c.WasmMemoryMiB))
 	}
-	if c.Workers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
-		errs = append(errs, errors.New("workers, maxContentSize and maxBodyBytes must not be negative"))
+	if c.Workers < 0 || c.CallerWorkers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
+		errs = append(errs, errors.New("workers, callerWorkers, maxContentSize and maxBodyBytes must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -234,4 +245,29 @@ func (c Config) jobTimeout() time.Duration {
 func (c Config) bodyTimeout() time.Duration {
 	d, _ := time.ParseDuration(c.BodyTimeout)
 	return d
+}
+
+// testOps reports whether the engine's test operations are served. Anyone
+// may invoke them, and v/test/ops/never holds a worker until the job
+// timeout, so by default only a venue on loopback (the README walk-through)
+// has them.
+func (c Config) testOps() bool {
+	if c.TestOps != nil {
+		return *c.TestOps
+	}
+	return loopback(c.Listen)
+}
+
+// callerWorkers is how many jobs of one caller may execute at once: by
+// default three quarters of the workers, so one caller (the shared
+// anonymous identity above all) always leaves a quarter to everyone else.
+func (c Config) callerWorkers() int {
+	if c.CallerWorkers > 0 {
+		return c.CallerWorkers
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 64 // the engine's default
+	}
+	return max(1, workers*3/4)
 }

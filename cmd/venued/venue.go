@@ -151,7 +151,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 // engineConfig is the engine's part of the configuration.
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
-		Workers: m.Config.Workers, JobTimeout: m.Config.jobTimeout(), MaxContentSize: m.Config.MaxContentSize,
+		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), JobTimeout: m.Config.jobTimeout(), MaxContentSize: m.Config.MaxContentSize,
 		Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }
