@@ -77,7 +77,9 @@ func (s *Server) registerAssets() {
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/json": {
 		Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[AssetMetadata](), true, "AssetMetadata")}}}
 	huma.Register(s.api, op, s.registerAsset)
-	huma.Register(s.api, s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets"), s.getAsset)
+	op = s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets")
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "Not an asset reference",
+		"404": "No such asset, or nothing at the path named"}), s.getAsset)
 	s.registerContent()
 }
 

@@ -119,6 +119,17 @@ func (s *Server) op(id, method, path, summary string, tags ...string) huma.Opera
 		Tags: tags, MaxBodyBytes: s.maxBody, BodyReadTimeout: -1} // Guard bounds body reads
 }
 
+// documentErrors lists the error statuses an operation answers with, each
+// described, beside a default for any other error; every one has the
+// {"error": "..."} body.
+func (s *Server) documentErrors(op huma.Operation, statuses map[string]string) huma.Operation {
+	op.Responses = map[string]*huma.Response{"default": errorResponse(s.api, "Any other error")}
+	for status, desc := range statuses {
+		op.Responses[status] = errorResponse(s.api, desc)
+	}
+	return op
+}
+
 type publicAuth struct{ e *runtime.Engine }
 
 func (p publicAuth) Authenticate(*http.Request) (venue.Caller, error) { return p.e.PublicCaller(), nil }
