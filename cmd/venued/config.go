@@ -116,26 +116,26 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			*dst = v
 		}
 	}
-	ints := map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes}
-	for k, dst := range ints {
+	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
+		if v := getenv(k); v != "" {
+			*dst = strings.Split(v, ",")
+		}
+	}
+	if err := applyEnvNumbers(cfg, getenv); err != nil {
+		return err
+	}
+	return applyEnvSwitches(cfg, getenv)
+}
+
+// applyEnvNumbers applies the numeric VENUE_* overrides.
+func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
+	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
 				return fmt.Errorf("%s=%q: want a positive whole number of bytes", k, v)
 			}
 			*dst = n
-		}
-	}
-	if v := getenv("VENUE_PPROF"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("VENUE_PPROF=%q: want true or false", v)
-		}
-		cfg.Pprof = b
-	}
-	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
-		if v := getenv(k); v != "" {
-			*dst = strings.Split(v, ",")
 		}
 	}
 	if v := getenv("VENUE_WASM_MEMORY_MIB"); v != "" {
@@ -154,14 +154,36 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			*dst = n
 		}
 	}
-	if v := getenv("VENUE_TEST_OPS"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("VENUE_TEST_OPS=%q: want true or false", v)
-		}
-		cfg.TestOps = &b
-	}
 	return nil
+}
+
+// applyEnvSwitches applies the true/false VENUE_* overrides.
+func applyEnvSwitches(cfg *Config, getenv func(string) string) error {
+	pprof, err := envSwitch(getenv, "VENUE_PPROF")
+	if err != nil {
+		return err
+	}
+	if pprof != nil {
+		cfg.Pprof = *pprof
+	}
+	testOps, err := envSwitch(getenv, "VENUE_TEST_OPS")
+	if testOps != nil {
+		cfg.TestOps = testOps
+	}
+	return err
+}
+
+// envSwitch reads a true/false variable; nil when it is unset.
+func envSwitch(getenv func(string) string, k string) (*bool, error) {
+	v := getenv(k)
+	if v == "" {
+		return nil, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: want true or false", k, v)
+	}
+	return &b, nil
 }
 
 func (c Config) validate() error {

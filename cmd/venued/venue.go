@@ -135,6 +135,12 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	m.rest = srv
+	return m.doors(), nil
+}
+
+// doors mounts the REST door and those beside it (sign-in, MCP, the
+// profiler), all behind the REST door's guard.
+func (m *Main) doors() http.Handler {
 	mux := http.NewServeMux()
 	m.auth.Register(mux) // the login door needs no caller: beside the API, not inside it
 	if m.Config.Pprof {
@@ -143,16 +149,16 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
-	mux.Handle("/", srv)
+	mux.Handle("/", m.rest)
 	m.mountMCP(mux)
-	return srv.Guard(mux), nil
+	return m.rest.Guard(mux)
 }
 
 // engineConfig is the engine's part of the configuration.
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
-		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), JobTimeout: m.Config.jobTimeout(), MaxContentSize: m.Config.MaxContentSize,
-		Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
+		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), JobTimeout: m.Config.jobTimeout(),
+		MaxContentSize: m.Config.MaxContentSize, Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }
 
