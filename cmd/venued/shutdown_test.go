@@ -55,8 +55,9 @@ func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
 				t.Fatalf("MCP stream: %v %v", mcpStream, err)
 			}
 			defer mcpStream.Body.Close()
-			waited := make(chan reply, 1)
+			waited, ran := make(chan reply, 1), make(chan reply, 1)
 			go func() { waited <- c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/never", "wait": true}`) }()
+			go func() { ran <- c.run(t, "v/test/ops/never", `{}`) }()
 			time.Sleep(300 * time.Millisecond) // the wait is under way
 
 			begun := time.Now()
@@ -72,6 +73,9 @@ func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
 			t.Logf("stopped in %s", time.Since(begun).Round(time.Millisecond))
 			if r := <-waited; r.status != 201 || !strings.Contains(string(r.body), `"status":"`) {
 				t.Fatalf("the waiting invoke got %d %s", r.status, r.body)
+			}
+			if r := <-ran; r.status != 503 || !strings.Contains(r.errorText(t), "stopped waiting") {
+				t.Fatalf("the waiting run got %d %s", r.status, r.body)
 			}
 			io.Copy(io.Discard, mcpStream.Body) // ends, or the test times out
 			for events.Scan() {
