@@ -1,6 +1,8 @@
 # A static, non-root image of the venue.
 #   docker build -t venue .
-#   docker run -p 8080:8080 -v venue:/data venue
+#   docker run -p 8080:8080 -v venue:/data -e VENUE_URL=https://venue.example.com venue
+# VENUE_URL is the address clients use, from which the venue's did:web DID
+# derives; the default below suits a venue used from the same machine only.
 FROM golang:1.26-bookworm AS build
 WORKDIR /src
 COPY go.mod go.sum ./
@@ -13,7 +15,7 @@ FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/venued /venued
 COPY --from=build --chown=nonroot:nonroot /out/data /data
 USER nonroot:nonroot
-ENV VENUE_LISTEN=0.0.0.0:8080 VENUE_STORE=/data/venue.db
+ENV VENUE_LISTEN=0.0.0.0:8080 VENUE_STORE=/data/venue.db VENUE_URL=http://localhost:8080
 EXPOSE 8080
 VOLUME ["/data"]
 ENTRYPOINT ["/venued"]

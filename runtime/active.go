@@ -19,6 +19,7 @@ type job struct {
 	input   json.RawMessage // as given, unmasked: needed to resume
 	mask    *masker
 	errCode string // code of the error that failed the job, for Run
+	spawned bool   // started by another job (rec.Parent is set); never changes
 
 	mu     sync.Mutex
 	rec    *venue.Job

@@ -19,6 +19,7 @@ type Config struct {
 	Version        string            // venue version reported by status; default "0.5.0"
 	Seed           []byte            // Ed25519 seed; default: kept in the store
 	Workers        int               // jobs executing at once; default 64
+	CallerWorkers  int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
 	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
 	MaxWait        time.Duration     // longest invoke wait; default 120 s
 	MaxContentSize int64             // largest asset content; default 1 GiB
@@ -84,6 +85,7 @@ type Engine struct {
 	cat        *catalog
 	ids        idGen
 	pool       pool
+	callers    *callerSlots
 	writer     *writer
 	hub        hub
 	jobs       activeJobs
@@ -122,6 +124,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		return nil, err
 	}
 	e.pool = newPool(cfg.Workers)
+	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()
 	bg, stop := context.WithCancel(context.Background())

@@ -25,7 +25,7 @@ func (e *Engine) start(j *job) {
 // j.run, which makes a stale execution's result count for nothing.
 func (e *Engine) execute(j *job, run int) {
 	env := &Env{e: e, j: j, run: run}
-	if e.pool.acquire(context.Background()) != nil {
+	if e.acquireSlots(context.Background(), j) != nil {
 		return
 	}
 	env.held = true
@@ -136,11 +136,31 @@ func failure(ctx context.Context, err error, timeout string) string {
 	return err.Error()
 }
 
-// releaseSlot gives the worker slot back if this execution holds one.
+// acquireSlots waits for a slot of j's caller (see callerSlots), then for a
+// worker slot.
+func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
+	if !e.callers.applies(j) {
+		return e.pool.acquire(ctx)
+	}
+	if err := e.callers.acquire(ctx, j.caller.DID); err != nil {
+		return err
+	}
+	if err := e.pool.acquire(ctx); err != nil {
+		e.callers.release(j.caller.DID)
+		return err
+	}
+	return nil
+}
+
+// releaseSlot gives the worker slot, and the caller's, back if this
+// execution holds them.
 func (env *Env) releaseSlot() {
 	if env.held {
 		env.held = false
 		env.e.pool.release()
+		if env.e.callers.applies(env.j) {
+			env.e.callers.release(env.j.caller.DID)
+		}
 	}
 }
 
@@ -176,7 +196,7 @@ func (e *Engine) answered(ctx context.Context, env *Env, asked bool) error {
 	if !asked {
 		return nil
 	}
-	if err := e.pool.acquire(ctx); err != nil {
+	if err := e.acquireSlots(ctx, env.j); err != nil {
 		return err
 	}
 	env.held = true

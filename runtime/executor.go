@@ -31,7 +31,7 @@ type Env struct {
 	e    *Engine
 	j    *job
 	run  int  // which execution of the job this is
-	held bool // whether the execution holds a worker slot
+	held bool // whether the execution holds a worker slot (and its caller's, if counted)
 }
 
 // JobID returns the id of the job being run.

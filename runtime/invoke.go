@@ -64,7 +64,8 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // and not the job. The job is recorded like any other.
 // Returns the job's failure as an error: EINVALID or ENOTFOUND when the
 // operation said so, ECONFLICT when the job was cancelled, ETIMEOUT when it
-// outlasts MaxWait, EINTERNAL otherwise.
+// outlasts MaxWait, EUNAVAILABLE when ctx ends first (the venue is shutting
+// down), EINTERNAL otherwise.
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
 	j, rec, err := e.invoke(ctx, req)
@@ -84,6 +85,9 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 		return nil, venue.Errorf(code, "Operation failed: %s", rec.Error)
 	case venue.StatusCancelled, venue.StatusRejected:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation %s: %s", rec.Status, rec.Error)
+	}
+	if ctx.Err() != nil { // the venue is shutting down, or the caller went away
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "The venue stopped waiting for the operation (it is shutting down); job %s is %s", rec.ID, rec.Status)
 	}
 	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s", e.cfg.MaxWait, rec.ID, rec.Status)
 }
@@ -105,7 +109,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
 		Operation: req.Operation, Name: op.Name, Caller: c.DID, Input: maskFields(input, op.SecretFields),
 		Parent: req.Parent, Version: 1}
-	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec,
+	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
 	e.jobs.put(j)
 	e.unfinished.Add(1)

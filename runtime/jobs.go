@@ -186,7 +186,7 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 // adoptStored takes over execution of a stored job that was resumed here.
 func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	c := venue.Caller{DID: rec.Caller}
-	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec,
+	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec, spawned: rec.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
 	op, err := e.resolve(ctx, c, rec.Operation)
 	if err == nil && len(op.SecretFields) > 0 {

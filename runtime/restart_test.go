@@ -12,34 +12,49 @@ import (
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/sql"
+	"github.com/gridvenue/venue/sql/sqltest"
 )
 
-func openFile(t *testing.T, path string) *sql.Store {
+// openFile opens a durable store: a SQLite file path or a Postgres DSN.
+func openFile(t *testing.T, dsn string) *sql.Store {
 	t.Helper()
-	st, err := sql.Open(context.Background(), path, sql.Options{})
+	st, err := sql.Open(context.Background(), dsn, sql.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
-func TestEngine_DurableStoreKeepsIdentityAndJobs(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "venue.db")
-	st := openFile(t, path)
-	h := mustEngineOn(t, st)
-	did, key := h.Identity().DID, h.Identity().Key
-	job := h.invoke(t, "v/test/ops/echo", `{"keep": true}`, time.Minute)
-	h.Close()
-	st.Close()
-
-	st = openFile(t, path)
-	defer st.Close()
-	h = mustEngineOn(t, st)
-	if h.Identity().DID != did || !h.Identity().Key.Equal(key) {
-		t.Fatal("the venue key changed across a restart")
+// durableStores are the stores a restart keeps: a SQLite file, and Postgres
+// (in a fresh schema, so no other test's key is there) when configured.
+func durableStores(t *testing.T) []sqltest.Store {
+	stores := []sqltest.Store{{Name: "sqlite", DSN: filepath.Join(t.TempDir(), "venue.db")}}
+	if dsn := sqltest.PostgresDSN(t, false); dsn != "" {
+		stores = append(stores, sqltest.Store{Name: "postgres", DSN: sqltest.FreshSchema(t, dsn)})
 	}
-	if got, err := h.Job(h.alice, job.ID); err != nil || string(got.Output) != `{"keep":true}` {
-		t.Fatalf("job after restart: %v %v", got, err)
+	return stores
+}
+
+func TestEngine_DurableStoreKeepsIdentityAndJobs(t *testing.T) {
+	for _, ds := range durableStores(t) {
+		t.Run(ds.Name, func(t *testing.T) {
+			st := openFile(t, ds.DSN)
+			h := mustEngineOn(t, st)
+			did, key := h.Identity().DID, h.Identity().Key
+			job := h.invoke(t, "v/test/ops/echo", `{"keep": true}`, time.Minute)
+			h.Close()
+			st.Close()
+
+			st = openFile(t, ds.DSN)
+			defer st.Close()
+			h = mustEngineOn(t, st)
+			if h.Identity().DID != did || !h.Identity().Key.Equal(key) {
+				t.Fatal("the venue key changed across a restart")
+			}
+			if got, err := h.Job(h.alice, job.ID); err != nil || string(got.Output) != `{"keep":true}` {
+				t.Fatalf("job after restart: %v %v", got, err)
+			}
+		})
 	}
 }
 

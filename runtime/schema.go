@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -91,10 +94,63 @@ func describeViolation(ve *jsonschema.ValidationError) string {
 	for _, u := range leaf.Errors {
 		if u.Error != nil {
 			loc := "input" + strings.ReplaceAll(u.InstanceLocation, "/", ".")
-			return fmt.Sprintf("%s: %s", loc, u.Error.String())
+			return fmt.Sprintf("%s: %s", loc, describeKind(u.Error))
 		}
 	}
-	return ve.Error()
+	return "input: does not match the operation's input schema"
+}
+
+// describeKind words one violation as the schema library does, except that
+// numbers are plain (its English printer writes 1×10¹² and 600,000) and the
+// offending value is never shown: pattern and format failures would echo
+// it, and it may be a secret.
+func describeKind(e *jsonschema.OutputError) string {
+	switch k := e.Kind.(type) {
+	case *kind.Pattern:
+		return "does not match pattern '" + k.Want + "'"
+	case *kind.Format:
+		return "is not a valid " + k.Want
+	case *kind.Minimum:
+		return bound("minimum", k.Got, k.Want)
+	case *kind.Maximum:
+		return bound("maximum", k.Got, k.Want)
+	case *kind.ExclusiveMinimum:
+		return bound("exclusiveMinimum", k.Got, k.Want)
+	case *kind.ExclusiveMaximum:
+		return bound("exclusiveMaximum", k.Got, k.Want)
+	case *kind.MultipleOf:
+		return bound("multipleOf", k.Got, k.Want)
+	case *kind.MinLength:
+		return fmt.Sprintf("minLength: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxLength:
+		return fmt.Sprintf("maxLength: got %d, want %d", k.Got, k.Want)
+	case *kind.MinItems:
+		return fmt.Sprintf("minItems: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxItems:
+		return fmt.Sprintf("maxItems: got %d, want %d", k.Got, k.Want)
+	case *kind.MinProperties:
+		return fmt.Sprintf("minProperties: got %d, want %d", k.Got, k.Want)
+	case *kind.MaxProperties:
+		return fmt.Sprintf("maxProperties: got %d, want %d", k.Got, k.Want)
+	}
+	return e.String()
+}
+
+func bound(keyword string, got, want *big.Rat) string {
+	return fmt.Sprintf("%s: got %s, want %s", keyword, plainNumber(got), plainNumber(want))
+}
+
+// plainNumber writes a number as JSON would: digits, with an exponent only
+// for the very large or very small.
+func plainNumber(r *big.Rat) string {
+	if r == nil {
+		return "?"
+	}
+	if r.IsInt() && len(r.Num().String()) <= 21 {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // inputSchema returns op's compiled input schema, compiling it once.

@@ -55,8 +55,13 @@ type RegisterAssetOutput struct {
 
 // AssetIDInput names an asset in the path.
 type AssetIDInput struct {
-	ID string `path:"id" doc:"Asset id: 0x and 64 hex digits, bare hex, or a/<hex>"`
+	ID string `path:"id" doc:"Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"`
 }
+
+// assetRefDoc describes the asset references the asset routes accept (as
+// AssetIDInput's doc tag does).
+const assetRefDoc = "Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, " +
+	"or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"
 
 // AssetOutput is the metadata exactly as registered.
 type AssetOutput struct {
@@ -72,7 +77,9 @@ func (s *Server) registerAssets() {
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/json": {
 		Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[AssetMetadata](), true, "AssetMetadata")}}}
 	huma.Register(s.api, op, s.registerAsset)
-	huma.Register(s.api, s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets"), s.getAsset)
+	op = s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets")
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "Not an asset reference",
+		"404": "No such asset, or nothing at the path named"}), s.getAsset)
 	s.registerContent()
 }
 
@@ -99,11 +106,7 @@ func (s *Server) registerAsset(ctx context.Context, in *RegisterAssetInput) (*Re
 }
 
 func (s *Server) getAsset(ctx context.Context, in *AssetIDInput) (*AssetOutput, error) {
-	id, err := venue.ParseAssetID(in.ID)
-	if err != nil {
-		return nil, toAPI(err)
-	}
-	meta, err := s.e.Asset(ctx, id)
+	id, meta, err := s.e.ResolveAsset(ctx, in.ID)
 	if err != nil {
 		return nil, toAPI(err)
 	}
@@ -111,4 +114,15 @@ func (s *Server) getAsset(ctx context.Context, in *AssetIDInput) (*AssetOutput, 
 		return nil, toAPI(venue.Errorf(venue.EINTERNAL, "Stored metadata of %s is not JSON", id))
 	}
 	return &AssetOutput{ContentType: "application/json", Body: rawJSON(meta)}, nil
+}
+
+// assetID reads the asset a content route names: an id directly, any other
+// reference through the engine's resolver.
+func (s *Server) assetID(r *http.Request) (venue.AssetID, error) {
+	ref := r.PathValue("id")
+	if id, err := venue.ParseAssetID(ref); err == nil {
+		return id, nil
+	}
+	id, _, err := s.e.ResolveAsset(r.Context(), ref)
+	return id, err
 }

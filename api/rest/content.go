@@ -18,7 +18,7 @@ func (s *Server) registerContent() {
 	s.mux.HandleFunc("GET /api/v1/assets/{id}/content", s.getContent)
 	s.mux.HandleFunc("PUT /api/v1/assets/{id}/content", s.putContent)
 	idParam := []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
-		Description: "Asset id: 0x and 64 hex digits, bare hex, or a/<hex>"}}
+		Description: assetRefDoc}}
 	binary := &huma.Schema{Type: "string", Format: "binary"}
 	s.api.OpenAPI().AddOperation(&huma.Operation{
 		OperationID: "get-asset-content", Method: http.MethodGet, Path: "/api/v1/assets/{id}/content",
@@ -47,7 +47,7 @@ func (s *Server) registerContent() {
 }
 
 func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
-	id, err := venue.ParseAssetID(r.PathValue("id"))
+	id, err := s.assetID(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -78,7 +78,7 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {
-	id, err := venue.ParseAssetID(r.PathValue("id"))
+	id, err := s.assetID(r)
 	if err != nil {
 		writeError(w, err)
 		return

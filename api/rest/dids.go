@@ -4,6 +4,9 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -44,8 +47,30 @@ const apiServiceType = "Covia.API.v1"
 
 func (s *Server) registerDIDs() {
 	s.mux.HandleFunc("GET /.well-known/did.json", s.venueDID)
+	if prefix := s.urlPath(); prefix != "" {
+		// did:web resolves a DID with a path (did:web:host:venue) at
+		// <url>/did.json: a proxy serving the venue under that path passes
+		// it on as /did.json, or unchanged.
+		s.mux.HandleFunc("GET /did.json", s.venueDID)
+		if safePattern.MatchString(prefix) {
+			s.mux.HandleFunc("GET "+prefix+"/did.json", s.venueDID)
+		}
+	}
 	s.mux.HandleFunc("GET /a/{id}/did.json", s.assetDID)
 	s.mux.HandleFunc("GET /u/{id}/did.json", s.userDID)
+}
+
+// safePattern matches paths that can stand in a ServeMux pattern as they are.
+var safePattern = regexp.MustCompile(`^(/[A-Za-z0-9_~-][A-Za-z0-9._~-]*)+$`)
+
+// urlPath is the path of the venue's public URL ("/venue" for
+// http://example.com/venue), "" when it has none.
+func (s *Server) urlPath() string {
+	u, err := url.Parse(s.e.Identity().BaseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimRight(u.EscapedPath(), "/")
 }
 
 func (s *Server) venueDID(w http.ResponseWriter, r *http.Request) {

@@ -97,11 +97,17 @@ func parseWait(body any, query string) (time.Duration, error) {
 			return time.Duration(min(n, maxWait.Milliseconds())) * time.Millisecond, nil
 		}
 	}
-	return 0, venue.Errorf(venue.EINVALID, "Invalid wait value: %s: use true, false or a whole number of milliseconds", clipValue(v))
+	return 0, venue.Errorf(venue.EINVALID, "Invalid wait value %s: use true, false or a whole number of milliseconds (at most %d)",
+		clipValue(v), maxWait.Milliseconds())
 }
 
+// clipValue shows a wait value as JSON, as the client wrote it, shortened.
 func clipValue(v any) string {
-	s := fmt.Sprint(v)
+	b, err := json.Marshal(v)
+	s := string(b)
+	if err != nil {
+		s = fmt.Sprint(v)
+	}
 	if len(s) > 40 {
 		s = s[:40] + "…"
 	}

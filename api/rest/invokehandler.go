@@ -93,6 +93,10 @@ func bodyError(err error, limit int64) error {
 	if errors.As(err, &tooBig) {
 		return venue.Errorf(venue.ETOOLARGE, "request body is too large limit=%d bytes", limit)
 	}
+	var ve *venue.Error
+	if errors.As(err, &ve) { // Guard's stalled body, already worded
+		return ve
+	}
 	msg := err.Error()
 	if i := strings.LastIndex(msg, ": "); i >= 0 {
 		msg = msg[i+2:]

@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -57,17 +58,22 @@ type DeleteJobOutput struct {
 
 func (s *Server) registerJobs() {
 	huma.Register(s.api, s.op("list-jobs", http.MethodGet, "/api/v1/jobs", "List the caller's jobs", "Jobs"), s.listJobs)
-	huma.Register(s.api, s.op("get-job", http.MethodGet, "/api/v1/jobs/{id}", "Read a job record", "Jobs"), s.getJob)
-	op := s.op("reply-job", http.MethodPost, "/api/v1/jobs/{id}", "Send a message to a job", "Jobs")
+	op := s.op("get-job", http.MethodGet, "/api/v1/jobs/{id}", "Read a job record", "Jobs")
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob}), s.getJob)
+	op = s.op("reply-job", http.MethodPost, "/api/v1/jobs/{id}", "Send a message to a job", "Jobs")
 	op.Description = "Delivers the client's answer to a job in INPUT_REQUIRED (or queues it for a job that will ask). 409 if the job has finished."
 	op.DefaultStatus = http.StatusAccepted
-	huma.Register(s.api, op, s.replyJob)
-	s.registerCommand("cancel-job", "cancel", "Cancel a job", "Ends the job as CANCELLED and returns the final record; a finished job is returned unchanged.", s.e.Cancel)
-	s.registerCommand("pause-job", "pause", "Pause a job", "Moves an unfinished job to PAUSED; 409 if it has finished or is already paused.", s.e.Pause)
-	s.registerCommand("resume-job", "resume", "Resume a paused job", "Moves a PAUSED job to STARTED and runs its operation again with the original input; 409 if it is not paused.", s.e.Resume)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"404": noJob, "409": "The job has finished"}), s.replyJob)
+	s.registerCommand("cancel-job", "cancel", "Cancel a job", "Ends the job as CANCELLED and returns the final record; a finished job is returned unchanged.", s.e.Cancel, nil)
+	s.registerCommand("pause-job", "pause", "Pause a job", "Moves an unfinished job to PAUSED; 409 if it has finished or is already paused.", s.e.Pause,
+		map[string]string{"409": "The job has finished or is already paused"})
+	s.registerCommand("resume-job", "resume", "Resume a paused job", "Moves a PAUSED job to STARTED and runs its operation again with the original input; 409 if it is not paused.", s.e.Resume,
+		map[string]string{"409": "The job is not paused"})
 	op = s.op("delete-job", http.MethodPut, "/api/v1/jobs/{id}/delete", "Delete a finished job's record", "Jobs")
-	op.Description = "Removes the record. 409 if the job has not finished: cancel it first."
-	huma.Register(s.api, op, s.deleteJob)
+	op.Description = "Removes the record. 409 if the job has not finished: cancel it first (the spec lists only 200 and 404; " +
+		"deleting a running job's record would leave its execution writing to nothing)."
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob,
+		"409": "The job has not finished: cancel it first"}), s.deleteJob)
 	s.registerSSE()
 }
 
@@ -109,10 +115,18 @@ func (s *Server) replyJob(ctx context.Context, in *ReplyInput) (*ReplyOutput, er
 	return out, nil
 }
 
-func (s *Server) registerCommand(id, verb, summary, desc string, cmd func(context.Context, venue.JobID) (*venue.Job, error)) {
+// Error descriptions the job routes share.
+const (
+	badJobID = "The id is not 32 hex digits"
+	noJob    = "The caller has no such job"
+)
+
+func (s *Server) registerCommand(id, verb, summary, desc string, cmd func(context.Context, venue.JobID) (*venue.Job, error), errs map[string]string) {
 	op := s.op(id, http.MethodPut, "/api/v1/jobs/{id}/"+verb, summary, "Jobs")
 	op.Description = desc
-	huma.Register(s.api, op, func(ctx context.Context, in *JobIDInput) (*JobOutput, error) {
+	statuses := map[string]string{"400": badJobID, "404": noJob}
+	maps.Copy(statuses, errs)
+	huma.Register(s.api, s.documentErrors(op, statuses), func(ctx context.Context, in *JobIDInput) (*JobOutput, error) {
 		jid, err := venue.ParseJobID(in.ID)
 		if err != nil {
 			return nil, toAPI(err)

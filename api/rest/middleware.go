@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -22,34 +21,6 @@ func (s *Server) identify(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r.WithContext(venue.WithCaller(r.Context(), c)))
 	})
-}
-
-// rewriteRefPaths lets asset and operation references with slashes
-// (a/<hash>, v/ops/core/read, did:web:.../a/<hash>) stand as one path
-// segment, as clients send them unencoded.
-func rewriteRefPaths(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		switch {
-		case strings.HasPrefix(p, "/api/v1/operations/"):
-			setEscapedTail(r, "/api/v1/operations/", strings.TrimPrefix(p, "/api/v1/operations/"), "")
-		case strings.HasPrefix(p, "/api/v1/assets/"):
-			ref := strings.TrimPrefix(p, "/api/v1/assets/")
-			suffix := ""
-			if strings.HasSuffix(ref, "/content") {
-				ref, suffix = strings.TrimSuffix(ref, "/content"), "/content"
-			}
-			setEscapedTail(r, "/api/v1/assets/", ref, suffix)
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func setEscapedTail(r *http.Request, prefix, ref, suffix string) {
-	if !strings.Contains(ref, "/") {
-		return
-	}
-	r.URL.RawPath = prefix + url.PathEscape(ref) + suffix
 }
 
 // jsonByDefault treats a JSON endpoint's body as JSON when the client sent

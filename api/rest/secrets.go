@@ -52,9 +52,10 @@ func (s *Server) registerSecrets() {
 	op.Description = "Stores the value encrypted (AES-256-GCM, per user). Operations reference it as s/<name>; no endpoint returns it. " +
 		"A value under 4 characters is refused (400): it could not be masked reliably in job records."
 	op.MaxBodyBytes = venue.MaxSecretValueLen * 8
-	huma.Register(s.api, op, s.putSecret)
+	badName := "The name is not 1 to 128 letters, digits, '_', '-' or '.', or the body is neither a string nor {\"value\": string}"
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badName}), s.putSecret)
 	op = s.op("delete-secret", http.MethodDelete, "/api/v1/secrets/{name}", "Delete a secret", "Secrets")
-	huma.Register(s.api, op, s.deleteSecret)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"404": "The caller has no secret of that name"}), s.deleteSecret)
 }
 
 func (s *Server) listSecrets(ctx context.Context, _ *struct{}) (*ListSecretsOutput, error) {

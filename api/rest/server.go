@@ -3,6 +3,7 @@ package rest
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -23,30 +24,38 @@ type Options struct {
 	Logger       *slog.Logger  // nil discards
 	Auth         Authenticator // nil: every caller is the engine's public caller
 	MaxBodyBytes int64         // largest JSON request body; default 16 MiB
+	BodyTimeout  time.Duration // longest wait for more of a request body; default 30 s
 }
 
 // Server is the venue's HTTP handler: REST, docs and discovery.
 type Server struct {
-	e       *runtime.Engine
-	log     *slog.Logger
-	auth    Authenticator
-	maxBody int64
-	mux     *http.ServeMux
-	api     huma.API
-	handler http.Handler
-	openapi []byte  // the OpenAPI 3.0 document, built once
-	bridged Bridged // nil: the catalog only (operations.go)
+	e           *runtime.Engine
+	log         *slog.Logger
+	auth        Authenticator
+	maxBody     int64
+	bodyTimeout time.Duration
+	mux         *http.ServeMux
+	api         huma.API
+	handler     http.Handler
+	openapi     []byte        // the OpenAPI 3.0 document, built once
+	bridged     Bridged       // nil: the catalog only (operations.go)
+	closing     chan struct{} // closed by EndStreams
+	endOnce     sync.Once
 }
 
 // New builds the handler for engine e.
 func New(e *runtime.Engine, opts Options) (*Server, error) {
 	installErrors()
-	s := &Server{e: e, log: opts.Logger, auth: opts.Auth, maxBody: opts.MaxBodyBytes, mux: http.NewServeMux()}
+	s := &Server{e: e, log: opts.Logger, auth: opts.Auth, maxBody: opts.MaxBodyBytes, bodyTimeout: opts.BodyTimeout, mux: http.NewServeMux(),
+		closing: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 16 << 20
+	}
+	if s.bodyTimeout <= 0 {
+		s.bodyTimeout = 30 * time.Second
 	}
 	if s.auth == nil {
 		s.auth = publicAuth{e}
@@ -58,12 +67,18 @@ func New(e *runtime.Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.openapi = doc
-	s.handler = s.recoverPanics(s.logRequests(rewriteRefPaths(jsonByDefault(s.identify(s.mux)))))
+	s.handler = s.recoverPanics(s.logRequests(jsonByDefault(s.identify(s.mux))))
 	return s, nil
 }
 
-// ServeHTTP serves a request.
+// ServeHTTP serves a request of the REST door. The venue's HTTP server
+// serves it behind Guard, which references with slashes need.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// EndStreams ends every job event stream, now and from now on: the venue
+// calls it as it shuts down, since a stream would otherwise hold its
+// connection open until the job ends.
+func (s *Server) EndStreams() { s.endOnce.Do(func() { close(s.closing) }) }
 
 // API returns the Huma API, for tests and the spec command.
 func (s *Server) API() huma.API { return s.api }
@@ -102,7 +117,18 @@ func (s *Server) register() {
 // op fills the parts of a Huma operation every endpoint shares.
 func (s *Server) op(id, method, path, summary string, tags ...string) huma.Operation {
 	return huma.Operation{OperationID: id, Method: method, Path: path, Summary: summary,
-		Tags: tags, MaxBodyBytes: s.maxBody, BodyReadTimeout: time.Minute}
+		Tags: tags, MaxBodyBytes: s.maxBody, BodyReadTimeout: -1} // Guard bounds body reads
+}
+
+// documentErrors lists the error statuses an operation answers with, each
+// described, beside a default for any other error; every one has the
+// {"error": "..."} body.
+func (s *Server) documentErrors(op huma.Operation, statuses map[string]string) huma.Operation {
+	op.Responses = map[string]*huma.Response{"default": errorResponse(s.api, "Any other error")}
+	for status, desc := range statuses {
+		op.Responses[status] = errorResponse(s.api, desc)
+	}
+	return op
 }
 
 type publicAuth struct{ e *runtime.Engine }

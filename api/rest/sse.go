@@ -78,6 +78,8 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 			buf = appendEvent(buf[:0], j)
 		case <-tick.C:
 			buf = append(buf[:0], ": keep-alive\n\n"...)
+		case <-s.closing:
+			return // the venue is shutting down; clients poll or reconnect
 		}
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return

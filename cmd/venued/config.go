@@ -24,9 +24,12 @@ type Config struct {
 	Store          string            `json:"store"`          // "" temporary SQLite, a file path, or a postgres:// URL
 	Seed           string            `json:"seed"`           // Ed25519 seed, 64 hex digits; default: kept in the store
 	Workers        int               `json:"workers"`        // jobs executing at once; default 64
+	CallerWorkers  int               `json:"callerWorkers"`  // jobs of one caller executing at once; default 3/4 of workers
+	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
+	BodyTimeout    string            `json:"bodyTimeout"`    // longest pause while a request body arrives, e.g. "30s" (the default)
 	Names          map[string]string `json:"names"`          // registered operation names → references
 	LogLevel       string            `json:"logLevel"`       // debug, info, warn or error; default info
 	LogFormat      string            `json:"logFormat"`      // text or json; default text
@@ -106,33 +109,33 @@ func readConfigFile(path string, cfg *Config) error {
 // applyEnv applies VENUE_<KEY> overrides, one per config key.
 func applyEnv(cfg *Config, getenv func(string) string) error {
 	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
-		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout,
+		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
 		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_ANONYMOUS": &cfg.Auth.Anonymous, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
 	for k, dst := range str {
 		if v := getenv(k); v != "" {
 			*dst = v
 		}
 	}
-	ints := map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes}
-	for k, dst := range ints {
+	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
+		if v := getenv(k); v != "" {
+			*dst = strings.Split(v, ",")
+		}
+	}
+	if err := applyEnvNumbers(cfg, getenv); err != nil {
+		return err
+	}
+	return applyEnvSwitches(cfg, getenv)
+}
+
+// applyEnvNumbers applies the numeric VENUE_* overrides.
+func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
+	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n <= 0 {
 				return fmt.Errorf("%s=%q: want a positive whole number of bytes", k, v)
 			}
 			*dst = n
-		}
-	}
-	if v := getenv("VENUE_PPROF"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("VENUE_PPROF=%q: want true or false", v)
-		}
-		cfg.Pprof = b
-	}
-	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
-		if v := getenv(k); v != "" {
-			*dst = strings.Split(v, ",")
 		}
 	}
 	if v := getenv("VENUE_WASM_MEMORY_MIB"); v != "" {
@@ -142,14 +145,45 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.WasmMemoryMiB = n
 	}
-	if v := getenv("VENUE_WORKERS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n <= 0 {
-			return fmt.Errorf("VENUE_WORKERS=%q: want a positive whole number", v)
+	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers} {
+		if v := getenv(k); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return fmt.Errorf("%s=%q: want a positive whole number", k, v)
+			}
+			*dst = n
 		}
-		cfg.Workers = n
 	}
 	return nil
+}
+
+// applyEnvSwitches applies the true/false VENUE_* overrides.
+func applyEnvSwitches(cfg *Config, getenv func(string) string) error {
+	pprof, err := envSwitch(getenv, "VENUE_PPROF")
+	if err != nil {
+		return err
+	}
+	if pprof != nil {
+		cfg.Pprof = *pprof
+	}
+	testOps, err := envSwitch(getenv, "VENUE_TEST_OPS")
+	if testOps != nil {
+		cfg.TestOps = testOps
+	}
+	return err
+}
+
+// envSwitch reads a true/false variable; nil when it is unset.
+func envSwitch(getenv func(string) string, k string) (*bool, error) {
+	v := getenv(k)
+	if v == "" {
+		return nil, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return nil, fmt.Errorf("%s=%q: want true or false", k, v)
+	}
+	return &b, nil
 }
 
 func (c Config) validate() error {
@@ -164,6 +198,11 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("jobTimeout %q: want a duration such as 10m or 90s", c.JobTimeout))
 		}
 	}
+	if c.BodyTimeout != "" {
+		if d, err := time.ParseDuration(c.BodyTimeout); err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("bodyTimeout %q: want a duration such as 30s", c.BodyTimeout))
+		}
+	}
 	if err := c.Auth.validate(); err != nil {
 		errs = append(errs, err)
 	}
@@ -176,8 +215,8 @@ func (c Config) validate() error {
 	if c.WasmMemoryMiB != 0 && (c.WasmMemoryMiB < 4 || c.WasmMemoryMiB > 4096) {
 		errs = append(errs, fmt.Errorf("wasmMemoryMiB %d: want 4 to 4096", c.WasmMemoryMiB))
 	}
-	if c.Workers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
-		errs = append(errs, errors.New("workers, maxContentSize and maxBodyBytes must not be negative"))
+	if c.Workers < 0 || c.CallerWorkers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
+		errs = append(errs, errors.New("workers, callerWorkers, maxContentSize and maxBodyBytes must not be negative"))
 	}
 	return errors.Join(errs...)
 }
@@ -223,4 +262,34 @@ func (c Config) wasmPages() uint32 {
 func (c Config) jobTimeout() time.Duration {
 	d, _ := time.ParseDuration(c.JobTimeout)
 	return d
+}
+
+func (c Config) bodyTimeout() time.Duration {
+	d, _ := time.ParseDuration(c.BodyTimeout)
+	return d
+}
+
+// testOps reports whether the engine's test operations are served. Anyone
+// may invoke them, and v/test/ops/never holds a worker until the job
+// timeout, so by default only a venue on loopback (the README walk-through)
+// has them.
+func (c Config) testOps() bool {
+	if c.TestOps != nil {
+		return *c.TestOps
+	}
+	return loopback(c.Listen)
+}
+
+// callerWorkers is how many jobs of one caller may execute at once: by
+// default three quarters of the workers, so one caller (the shared
+// anonymous identity above all) always leaves a quarter to everyone else.
+func (c Config) callerWorkers() int {
+	if c.CallerWorkers > 0 {
+		return c.CallerWorkers
+	}
+	workers := c.Workers
+	if workers <= 0 {
+		workers = 64 // the engine's default
+	}
+	return max(1, workers*3/4)
 }

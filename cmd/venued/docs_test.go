@@ -132,3 +132,44 @@ func TestOpenAPIGolden(t *testing.T) {
 		t.Fatal("the OpenAPI document changed; if that was intended, run make openapi and commit testdata/openapi.json")
 	}
 }
+
+// TestREST_OpenAPIListsErrorStatuses: the statuses the spec leaves out but
+// the venue answers (a 409 for deleting a running job) are documented, each
+// with the {"error"} body.
+func TestREST_OpenAPIListsErrorStatuses(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Content map[string]struct {
+					Schema struct {
+						Ref string `json:"$ref"`
+					}
+				}
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := printOpenAPI(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ method, path, status string }{
+		{"put", "/api/v1/jobs/{id}/delete", "404"},
+		{"put", "/api/v1/jobs/{id}/delete", "409"},
+		{"put", "/api/v1/jobs/{id}/pause", "409"},
+		{"put", "/api/v1/jobs/{id}/resume", "409"},
+		{"put", "/api/v1/jobs/{id}/cancel", "404"},
+		{"get", "/api/v1/jobs/{id}", "404"},
+		{"post", "/api/v1/jobs/{id}", "409"},
+		{"get", "/api/v1/assets/{id}", "404"},
+		{"put", "/api/v1/secrets/{name}", "400"},
+		{"delete", "/api/v1/secrets/{name}", "404"},
+	} {
+		res, ok := doc.Paths[tc.path][tc.method].Responses[tc.status]
+		if !ok || !strings.HasSuffix(res.Content["application/json"].Schema.Ref, "/ErrorBody") {
+			t.Errorf("%s %s does not document %s with the error body", tc.method, tc.path, tc.status)
+		}
+	}
+}

@@ -40,17 +40,28 @@ func main() {
 		debug.SetGCPercent(400)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	m := NewMain(cfg)
+	code := serve(ctx, NewMain(cfg), nil)
+	stop()
+	os.Exit(code)
+}
+
+// serve runs m until ctx ends (for main, at SIGINT or SIGTERM) and returns
+// the exit code: 0 after a normal stop, 1 if the venue did not start or
+// could not close cleanly. started, if not nil, is called once it serves.
+func serve(ctx context.Context, m *Main, started func()) int {
 	if err := m.Run(ctx); err != nil {
 		m.Logger.Error("start", "err", err)
 		m.Close()
-		os.Exit(1)
+		return 1
+	}
+	if started != nil {
+		started()
 	}
 	<-ctx.Done()
 	m.Logger.Info("shutting down")
 	if err := m.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		m.Logger.Error("shutdown", "err", err)
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }

@@ -15,7 +15,7 @@ import (
 
 // operations gathers every operation family: the built-in Wasm module's
 // (core, schema, json, http, secret), the native ones (grid), the engine's
-// test operations, and users' uploaded Wasm modules, with the checker that
+// test operations where configured, and users' uploaded Wasm modules, with the checker that
 // vets uploaded code.
 type operations struct {
 	catalog  []runtime.CatalogEntry
@@ -34,7 +34,12 @@ func (m *Main) operations(ctx context.Context) (*operations, error) {
 		return nil, fmt.Errorf("load the built-in operations: %w", err)
 	}
 	o := &operations{execs: native.Executors(), checkers: map[string]runtime.ModuleChecker{"wasm": host}}
-	for _, load := range []func() ([]runtime.CatalogEntry, error){ops.Entries, native.Entries, testops.Entries} {
+	families := []func() ([]runtime.CatalogEntry, error){ops.Entries, native.Entries}
+	if m.Config.testOps() {
+		families = append(families, testops.Entries)
+		o.execs["test"] = testops.Executor()
+	}
+	for _, load := range families {
 		entries, err := load()
 		if err != nil {
 			return nil, err
@@ -48,7 +53,6 @@ func (m *Main) operations(ctx context.Context) (*operations, error) {
 	if err := m.addAgents(o); err != nil {
 		return nil, err
 	}
-	o.execs["test"] = testops.Executor()
 	o.execs["wasm"] = host.Uploaded(func(ctx context.Context, env *runtime.Env, _ *venue.Operation) ([]byte, error) {
 		return env.OperationModule(ctx)
 	})

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/gridvenue/venue/api/auth"
@@ -34,8 +36,11 @@ type Main struct {
 	auth   *auth.Auth
 	rest   *rest.Server
 	server *http.Server
-	mcp    mcpLink // the bridge tells the MCP door of changed tools
-	bridge *mcpbridge.Bridge
+	// cancelRequests ends the context of every request still running at
+	// shutdown once drainGrace has passed.
+	cancelRequests context.CancelFunc
+	mcp            mcpLink // the bridge tells the MCP door of changed tools
+	bridge         *mcpbridge.Bridge
 }
 
 // NewMain returns a Main for cfg, logging to stderr.
@@ -57,15 +62,19 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Addr = ln.Addr().String()
 	if m.Config.URL == "" {
-		m.Config.URL = "http://" + m.Addr
+		m.Config.URL = m.defaultURL()
 	}
 	handler, err := m.build(ctx)
 	if err != nil {
 		ln.Close()
 		return err
 	}
+	requests, cancel := context.WithCancel(context.Background())
+	m.cancelRequests = cancel
 	m.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn)}
+		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+		BaseContext: func(net.Listener) context.Context { return requests }}
+	m.server.RegisterOnShutdown(m.rest.EndStreams)
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.Logger.Error("serve", "err", err)
@@ -76,11 +85,29 @@ func (m *Main) Run(ctx context.Context) error {
 	return nil
 }
 
+// defaultURL is the public base URL when none is configured: the listening
+// address, or localhost on it when the venue listens on every interface,
+// since a DID derived from 0.0.0.0 or [::] names no host a client can
+// reach. That is right only for clients on this machine, so it warns.
+func (m *Main) defaultURL() string {
+	host, port, _ := net.SplitHostPort(m.Addr)
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return "http://" + m.Addr
+	}
+	u := "http://localhost:" + port
+	m.Logger.Warn("listening on every interface without a public URL: the venue's DID and links use "+u+
+		", which only this machine reaches; set url (VENUE_URL, --url) to the address clients use", "listen", m.Config.Listen)
+	return u
+}
+
 // build opens the store and engine and returns the HTTP handler.
 func (m *Main) build(ctx context.Context) (http.Handler, error) {
+	if err := checkStorePath(m.Config.Store); err != nil {
+		return nil, err
+	}
 	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger})
 	if err != nil {
-		return nil, fmt.Errorf("open store: %w", err)
+		return nil, err // sql.Open's errors already say "open store"
 	}
 	m.store = st
 	ops, err := m.operations(ctx)
@@ -102,11 +129,18 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if m.auth, err = auth.New(m.engine, authOpts); err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
-	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, Auth: m.auth})
+	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, Auth: m.auth,
+		BodyTimeout: m.Config.bodyTimeout()})
 	if err != nil {
 		return nil, err
 	}
 	m.rest = srv
+	return m.doors(), nil
+}
+
+// doors mounts the REST door and those beside it (sign-in, MCP, the
+// profiler), all behind the REST door's guard.
+func (m *Main) doors() http.Handler {
 	mux := http.NewServeMux()
 	m.auth.Register(mux) // the login door needs no caller: beside the API, not inside it
 	if m.Config.Pprof {
@@ -115,28 +149,33 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	}
-	mux.Handle("/", srv)
+	mux.Handle("/", m.rest)
 	m.mountMCP(mux)
-	return mux, nil
+	return m.rest.Guard(mux)
 }
 
 // engineConfig is the engine's part of the configuration.
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
-		Workers: m.Config.Workers, JobTimeout: m.Config.jobTimeout(), MaxContentSize: m.Config.MaxContentSize,
-		Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
+		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), JobTimeout: m.Config.jobTimeout(),
+		MaxContentSize: m.Config.MaxContentSize, Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }
 
-// Close stops serving (letting requests in flight finish, for up to ten
-// seconds), stops the engine and closes the store, which removes a
-// temporary store.
+// How the HTTP server stops: requests in flight get drainGrace to finish,
+// then whatever still runs (waits for a job, MCP streams) has its context
+// cancelled; connections still open after shutdownTimeout are closed.
+const (
+	drainGrace      = 2 * time.Second
+	shutdownTimeout = 10 * time.Second
+)
+
+// Close stops serving, stops the engine and closes the store, which removes
+// a temporary store.
 func (m *Main) Close() error {
 	var errs []error
 	if m.server != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		errs = append(errs, m.server.Shutdown(ctx))
-		cancel()
+		errs = append(errs, m.stopServing())
 	}
 	if m.auth != nil {
 		m.auth.Close()
@@ -154,6 +193,36 @@ func (m *Main) Close() error {
 		errs = append(errs, m.store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// checkStorePath refuses a SQLite store path naming a directory, which
+// SQLite reports only as "unable to open database file".
+func checkStorePath(store string) error {
+	if _, isPostgres := redactDSN(store); isPostgres || store == "" || strings.Contains(store, "host=") || strings.Contains(store, "dbname=") {
+		return nil
+	}
+	path := strings.TrimPrefix(store, "file:")
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("store %s is a directory: give the path of a database file, such as %s", path, filepath.Join(path, "venue.db"))
+	}
+	return nil
+}
+
+// stopServing shuts the HTTP server down. Job event streams end at once
+// (EndStreams runs as shutdown begins); a wait cut short answers with the
+// job's record as it stands, which the client can poll.
+func (m *Main) stopServing() error {
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	end := time.AfterFunc(drainGrace, m.cancelRequests)
+	defer end.Stop()
+	defer m.cancelRequests()
+	err := m.server.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		m.Logger.Warn("connections still busy after the shutdown timeout were closed", "timeout", shutdownTimeout)
+		return m.server.Close()
+	}
+	return err
 }
 
 func describeStore(s string) string {

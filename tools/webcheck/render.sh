@@ -10,7 +10,8 @@
 #                  default /api/v1/status
 #
 # Chromium may resolve only the venue's own host, so the check also proves the
-# pages render without internet access. Set CHROMIUM to use another binary.
+# pages render without internet access; a Content-Security-Policy violation
+# in the console (a page reaching beyond the venue) fails the check. Set CHROMIUM to use another binary.
 # Exits 0 when both UIs rendered; otherwise prints why and exits 1 (2 for bad
 # usage or a missing browser).
 set -euo pipefail
@@ -57,6 +58,15 @@ console() {
 	grep -F ':CONSOLE' "$1.log" | sed 's/^.*:CONSOLE[^]]*] /  console: /' || true
 }
 
+# csp_clean fails when the page's console reports a Content-Security-Policy
+# violation: the page tried to load something from beyond the venue.
+csp_clean() {
+	if grep -q ':CONSOLE.*Content Security Policy' "$1.log"; then
+		console "$1"
+		fail "$2: the page tried to load something its Content-Security-Policy blocks (see the console above)"
+	fi
+}
+
 # count prints how often the regexp $1 matches in file $2; none is not an error.
 count() {
 	{ grep -o -- "$1" "$2" || true; } | wc -l
@@ -77,6 +87,7 @@ check_swagger() {
 	((n > 0)) || { console "$dom"; fail "$url: Swagger UI rendered no operations (no opblock elements)"; }
 	grep -o 'opblock-summary-path" data-path="[^"]*"' "$dom" | cut -d'"' -f3 | listed ||
 		fail "$url: no rendered operation has a path containing $expected"
+	csp_clean "$dom" "$url"
 	echo "ok $url: Swagger UI rendered $n operations, including $expected"
 	console "$dom"
 }
@@ -92,6 +103,7 @@ check_redoc() {
 	((n > 0)) || { console "$dom"; fail "$url: ReDoc rendered no operation headings"; }
 	grep -o 'http-verb [a-z]*">[a-z]*</span><span[^>]*>[^<]*' "$dom" | sed 's/.*>//' | listed ||
 		fail "$url: no rendered operation has a path containing $expected"
+	csp_clean "$dom" "$url"
 	echo "ok $url: ReDoc rendered $n operations, including $expected"
 	console "$dom"
 }

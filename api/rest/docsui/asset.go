@@ -63,6 +63,19 @@ func embedded(name, contentType string) *asset {
 	return a
 }
 
+// patched builds an asset from an embedded file with one piece of text
+// replaced; the text must be there (the files are pinned, see the README of
+// assets/).
+func patched(name, contentType, old, replacement string) *asset {
+	body, err := assetFS.ReadFile("assets/" + name)
+	if err != nil || !bytes.Contains(body, []byte(old)) {
+		panic("docsui: " + name + " does not contain " + old)
+	}
+	a := newAsset(bytes.ReplaceAll(body, []byte(old), []byte(replacement)), contentType, cacheImmutable)
+	a.compress = true
+	return a
+}
+
 // versionedURL is the asset's path with its content hash appended, so that a
 // new binary with new assets never meets a stale immutable browser cache.
 func (a *asset) versionedURL(path string) string {

@@ -102,6 +102,19 @@ func TestHandler_CSPAllowsOnlyTheInlineScript(t *testing.T) {
 	}
 }
 
+// TestHandler_ReDocAsksNothingOfItsCDN: ReDoc 2 draws its sidebar logo from
+// cdn.redoc.ly; served as is, the page's CSP blocks that request and the
+// browser reports a violation. The served bundle must not name the CDN.
+func TestHandler_ReDocAsksNothingOfItsCDN(t *testing.T) {
+	w := get(docsui.Handler("/openapi"), http.MethodGet, "/redoc/redoc.standalone.js")
+	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "spec-url") {
+		t.Fatalf("%d, %d bytes", w.Code, w.Body.Len())
+	}
+	if strings.Contains(w.Body.String(), "cdn.redoc.ly") {
+		t.Fatal("the ReDoc bundle still loads its logo from cdn.redoc.ly")
+	}
+}
+
 func TestHandler_SpecURLIsEscaped(t *testing.T) {
 	h := docsui.Handler(`/openapi?a="</script><script>alert(1)//`)
 	for _, path := range []string{"/swagger", "/redoc"} {

@@ -36,7 +36,7 @@ type handler struct {
 func Handler(specURL string) http.Handler {
 	css := embedded("swagger-ui/swagger-ui.css", "text/css; charset=utf-8")
 	swagger := embedded("swagger-ui/swagger-ui-bundle.js", "text/javascript; charset=utf-8")
-	redoc := embedded("redoc/redoc.standalone.js", "text/javascript; charset=utf-8")
+	redoc := patched("redoc/redoc.standalone.js", "text/javascript; charset=utf-8", redocLogo, "data:,")
 	return &handler{routes: map[string]*asset{
 		swaggerPage:   swaggerUIPage(specURL, css.versionedURL(swaggerCSS), swagger.versionedURL(swaggerBundle)),
 		swaggerCSS:    css,
@@ -119,11 +119,16 @@ func swaggerUIPage(specURL, cssURL, scriptURL string) *asset {
 	return newPage(swaggerHTML, page{Stylesheet: cssURL, Script: scriptURL, Boot: template.JS(boot)})
 }
 
+// redocLogo is the sidebar logo ReDoc 2 always draws, from its CDN, with no
+// option to stop it. The bundle is served with the URL replaced by an empty
+// data: URL: the image fails to decode and removes itself, as it did when
+// the page's CSP blocked the CDN, but no request is made and the browser
+// reports no CSP violation.
+const redocLogo = "https://cdn.redoc.ly/redoc/logo-mini.svg"
+
 func redocUIPage(specURL, scriptURL string) *asset {
 	// The standalone bundle finds the <redoc> element and loads spec-url by
-	// itself, so the page needs no inline script. ReDoc 2 always draws its
-	// sidebar logo from cdn.redoc.ly and has no option to stop it: the CSP
-	// blocks that request and the image removes itself on error.
+	// itself, so the page needs no inline script.
 	return newPage(redocHTML, page{SpecURL: specURL, Script: scriptURL})
 }
 

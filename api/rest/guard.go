@@ -1,0 +1,185 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// Guard wraps the venue's whole HTTP handler (this door, and the MCP and
+// sign-in doors beside it), before any ServeMux sees a request:
+//   - references with slashes in asset, operation and secret routes are
+//     folded into one path segment, so the mux neither splits nor "cleans"
+//     them (see rewriteRefPaths);
+//   - a path with an empty or dot segment is answered in JSON, where the mux
+//     would redirect with an HTML page;
+//   - reading a request body gives up when no data has arrived for
+//     Options.BodyTimeout, so a client that stalls cannot hold a handler
+//     forever, while a large upload that keeps moving is never cut off.
+func (s *Server) Guard(next http.Handler) http.Handler {
+	return rewriteRefPaths(refuseUncleanPaths(s.boundBodies(next)))
+}
+
+// refRoutes are the routes whose last path segment is a reference that may
+// hold slashes: asset ids (a/<hash>, <did>/a/<hash>, w/...), operation
+// names (v/ops/core/read) and secret names (which may not, and are refused
+// with the engine's message rather than an unknown-route 404).
+var refRoutes = []struct {
+	prefix  string
+	content bool // the route also has a .../content form
+}{
+	{"/api/v1/assets/", true},
+	{"/api/v1/operations/", false},
+	{"/api/v1/secrets/", false},
+}
+
+// rewriteRefPaths lets a reference stand as one path segment, as clients
+// send them unencoded (REFERENCE §14.3.7).
+func rewriteRefPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		escaped := r.URL.EscapedPath()
+		for _, rt := range refRoutes {
+			tail, ok := strings.CutPrefix(escaped, rt.prefix)
+			if !ok || tail == "" {
+				continue
+			}
+			suffix := ""
+			if t, ok := strings.CutSuffix(tail, "/content"); rt.content && ok && t != "" {
+				tail, suffix = t, "/content"
+			}
+			ref := refOf(tail)
+			r.URL.Path = rt.prefix + ref + suffix
+			r.URL.RawPath = rt.prefix + url.PathEscape(ref) + suffix
+			break
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refOf reads a reference from its escaped form in a URL path. A DID URL's
+// DID keeps its escapes when it was sent as written: a did:web DID holds a
+// literal %3A for a port, which decoding would turn into a separator of the
+// DID. Everything else is decoded once, so a reference encoded as one
+// segment (did%3Aweb..., did:web:host%253A8080%2Fa%2F..., a%2F...) reads
+// the same as one sent with its slashes.
+func refOf(escaped string) string {
+	if strings.HasPrefix(escaped, "did:") {
+		if i := indexSlash(escaped); i >= 0 {
+			did, rest := escaped[:i], escaped[i+1:]
+			if escaped[i] == '%' {
+				rest = escaped[i+3:]
+			}
+			if strings.Contains(did, "%25") { // an escaped '%': the client encoded the DID
+				did = unescape(did)
+			}
+			return did + "/" + unescape(rest)
+		}
+	}
+	return unescape(escaped)
+}
+
+// indexSlash finds the first slash, raw or encoded as %2F.
+func indexSlash(s string) int {
+	raw := strings.IndexByte(s, '/')
+	enc := strings.Index(strings.ToUpper(s), "%2F")
+	if raw < 0 || (enc >= 0 && enc < raw) {
+		return enc
+	}
+	return raw
+}
+
+func unescape(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// refuseUncleanPaths answers a path with an empty ("//") or dot ("." or
+// "..") segment with a JSON 400: Go's ServeMux would redirect it to the
+// cleaned path with an HTML body, which no API client expects. A trailing
+// slash is left to the routes.
+func refuseUncleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.EscapedPath(); unclean(p) {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf(
+				"Path %s has an empty or dot segment: remove doubled slashes and '.' or '..' segments", clipPath(p)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func unclean(p string) bool {
+	if strings.Contains(p, "//") {
+		return true
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+func clipPath(p string) string {
+	if len(p) > 200 {
+		return p[:200] + "…"
+	}
+	return p
+}
+
+// boundBodies gives every request body an idle deadline: each read may wait
+// at most s.bodyTimeout for data. The deadline moves with every read, so a
+// large upload that keeps arriving is never cut off. Once the body has
+// ended no deadline is set again: net/http then reads ahead on the
+// connection to notice a client that goes away, and a deadline firing
+// there would cancel the request's context mid-wait.
+func (s *Server) boundBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			dl, ok := w.(deadliner) // net/http's own writer is one: no allocation on the hot path
+			if !ok {
+				dl = http.NewResponseController(w)
+			}
+			r.Body = &idleBody{ReadCloser: r.Body, dl: dl, idle: s.bodyTimeout}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+type deadliner interface{ SetReadDeadline(time.Time) error }
+
+// idleBody is a request body whose reads give up after idle without data.
+type idleBody struct {
+	io.ReadCloser
+	dl   deadliner
+	idle time.Duration
+	done bool
+}
+
+func (b *idleBody) Read(p []byte) (int, error) {
+	if b.done {
+		return b.ReadCloser.Read(p)
+	}
+	b.dl.SetReadDeadline(time.Now().Add(b.idle))
+	n, err := b.ReadCloser.Read(p)
+	switch {
+	case err == nil:
+	case errors.Is(err, io.EOF):
+		b.done = true // net/http clears the deadline as it starts reading ahead
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		// The deadline stays: net/http reads what is left of the body
+		// before it answers, and must give up too.
+		b.done = true
+		err = venue.Errorf(venue.EINVALID, "The request body stalled: no data arrived for %s; send the whole body without pausing", b.idle)
+	}
+	return n, err
+}

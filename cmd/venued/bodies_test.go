@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawRequest sends a request head announcing length body bytes, then the
+// chunks of sent, pausing between them, and reads the response.
+func rawRequest(t *testing.T, addr, method, path string, length int, pause time.Duration, sent ...string) (*http.Response, string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n",
+		method, path, addr, length)
+	for i, chunk := range sent {
+		if i > 0 {
+			time.Sleep(pause)
+		}
+		io.WriteString(conn, chunk)
+	}
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("%s %s: no response: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// TestREST_StalledBodies checks that a body that stops arriving is given up
+// on with a 400 saying so, on every kind of route, while an upload that
+// keeps arriving, however slowly, is never cut off.
+func TestREST_StalledBodies(t *testing.T) {
+	m := MustRunMain(t, "", func(c *Config) { c.BodyTimeout = "300ms" })
+	c := newClient(m)
+	content := bytes.Repeat([]byte("slow but steady "), 64)
+	var id string
+	c.do(t, "POST", "/api/v1/assets", fmt.Sprintf(`{"content": {"sha256": "%x"}}`, sha256.Sum256(content))).json(t, &id)
+	for _, tc := range []struct{ name, method, path, want string }{
+		{"invoke", "POST", "/api/v1/invoke", "The request body stalled: no data arrived for 300ms"},
+		{"a Huma route", "PUT", "/api/v1/secrets/STALL", "The request body stalled"},
+		{"asset content", "PUT", "/api/v1/assets/" + id + "/content", "The request body stalled"},
+		{"MCP", "POST", "/mcp", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			resp, body := rawRequest(t, m.Addr, tc.method, tc.path, 1000, 0, `{"operation": "v`)
+			if resp.StatusCode < 400 || resp.StatusCode >= 500 || !strings.Contains(body, tc.want) {
+				t.Fatalf("%d %s, want a 4xx with %q", resp.StatusCode, body, tc.want)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Fatalf("answered after %s", d)
+			}
+		})
+	}
+	t.Run("a slow upload that keeps moving completes", func(t *testing.T) {
+		var chunks []string
+		for i := 0; i < len(content); i += len(content) / 8 {
+			chunks = append(chunks, string(content[i:i+len(content)/8]))
+		}
+		resp, body := rawRequest(t, m.Addr, "PUT", "/api/v1/assets/"+id+"/content", len(content), 150*time.Millisecond, chunks...)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%d %s", resp.StatusCode, body)
+		}
+	})
+	t.Run("a long wait after the body is not cut off", func(t *testing.T) {
+		r := c.do(t, "POST", "/api/v1/run", `{"operation": "v/test/ops/delay", "input": {"ms": 900, "value": "waited"}}`)
+		if r.status != 200 || !strings.Contains(string(r.body), "waited") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gridvenue/venue/sql/sqltest"
+)
+
+// TestMain_ShutdownEndsStreamsAndWaits stops a venue the way a SIGTERM
+// does (main cancels serve's context) while a job's event stream and an
+// invoke waiting on a job that never ends are open, and an MCP session's
+// stream too: the venue must stop promptly, answer the wait, end the
+// streams and exit 0.
+func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
+	for _, st := range sqltest.Stores(t) {
+		t.Run(st.Name, func(t *testing.T) {
+			cfg := defaultConfig()
+			cfg.Listen, cfg.Store = "127.0.0.1:0", st.DSN
+			m := &Main{Config: cfg, Logger: slog.New(slog.DiscardHandler)}
+			ctx, stop := context.WithCancel(context.Background())
+			defer stop()
+			started, exited := make(chan struct{}), make(chan int, 1)
+			go func() { exited <- serve(ctx, m, func() { close(started) }) }()
+			select {
+			case <-started:
+			case code := <-exited:
+				t.Fatalf("the venue did not start: exit %d", code)
+			}
+			c := newClient(m)
+			job := invokeJob(t, c, `{"operation": "v/test/ops/never"}`)
+
+			resp, err := http.Get(c.base + "/api/v1/jobs/" + job.ID + "/sse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			events := bufio.NewScanner(resp.Body)
+			if !events.Scan() || !strings.HasPrefix(events.Text(), "event: job-update") {
+				t.Fatalf("no first event: %q", events.Text())
+			}
+			sid := mcpInit(t, c)
+			req, _ := http.NewRequest("GET", c.base+"/mcp", nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			mcpStream, err := http.DefaultClient.Do(req)
+			if err != nil || mcpStream.StatusCode != 200 {
+				t.Fatalf("MCP stream: %v %v", mcpStream, err)
+			}
+			defer mcpStream.Body.Close()
+			waited, ran := make(chan reply, 1), make(chan reply, 1)
+			go func() { waited <- c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/never", "wait": true}`) }()
+			go func() { ran <- c.run(t, "v/test/ops/never", `{}`) }()
+			time.Sleep(300 * time.Millisecond) // the wait is under way
+
+			begun := time.Now()
+			stop()
+			select {
+			case code := <-exited:
+				if code != 0 {
+					t.Fatalf("exit %d after a normal stop", code)
+				}
+			case <-time.After(8 * time.Second):
+				t.Fatal("the venue did not stop within 8 s")
+			}
+			t.Logf("stopped in %s", time.Since(begun).Round(time.Millisecond))
+			if r := <-waited; r.status != 201 || !strings.Contains(string(r.body), `"status":"`) {
+				t.Fatalf("the waiting invoke got %d %s", r.status, r.body)
+			}
+			if r := <-ran; r.status != 503 || !strings.Contains(r.errorText(t), "stopped waiting") {
+				t.Fatalf("the waiting run got %d %s", r.status, r.body)
+			}
+			io.Copy(io.Discard, mcpStream.Body) // ends, or the test times out
+			for events.Scan() {
+			}
+			if err := events.Err(); err != nil {
+				t.Fatalf("the event stream broke instead of ending: %v", err)
+			}
+		})
+	}
+}
