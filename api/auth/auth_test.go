@@ -87,7 +87,7 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"expired", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour)) })), "", "expired"},
 		{"no expiry", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = nil })), "", "no exp"},
 		{"issued in the future", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), "", "not valid yet"},
-		{"wrong audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"did:web:elsewhere"} })), "", "another audience"},
+		{"wrong audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"did:web:elsewhere"} })), "", "another audience: a self-issued or venue token must have aud set to this venue's DID"},
 		{"no audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = nil })), "", "another audience"},
 		{"signed by another key", "Bearer " + sign(t, otherKey, claims(nil)), "", "signature"},
 		{"subject is someone else", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Subject = other })), "", "sub must be its issuer"},

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -87,7 +88,7 @@ func (a *Auth) selfIssued(tok string) (verdict, error) {
 		return venue.ParseDIDKey(c.Issuer)
 	})
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, a.venueAudience())
 	}
 	if c.Subject != "" && c.Subject != c.Issuer {
 		return verdict{}, invalid("a self-issued token's sub must be its issuer %s", clip(c.Issuer))
@@ -103,7 +104,7 @@ func (a *Auth) venueIssued(tok string) (verdict, error) {
 	c := &jwt.RegisteredClaims{}
 	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return a.venueKey(), nil })
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, a.venueAudience())
 	}
 	if !strings.HasPrefix(c.Subject, a.id.DID+":u:") {
 		return verdict{}, invalid("a venue token's sub must be one of its users")
@@ -133,7 +134,7 @@ func (a *Auth) providerIssued(ctx context.Context, tok, iss string) (verdict, er
 	}
 	sub, exp, err := p.verifyIDToken(ctx, tok, a.now)
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, p.audience())
 	}
 	return verdict{caller: venue.Caller{DID: a.id.UserDID(p.userID(sub))}, expires: exp}, nil
 }
@@ -147,13 +148,20 @@ func (a *Auth) providerByIssuer(iss string) *provider {
 	return nil
 }
 
-// refused words a failed check of a token.
-func (a *Auth) refused(err error) error {
+// venueAudience says which aud a self-issued or venue-signed token needs.
+func (a *Auth) venueAudience() string {
+	return fmt.Sprintf("a self-issued or venue token must have aud set to this venue's DID %s (as /api/v1/status reports it) or its URL %s",
+		a.id.DID, a.id.BaseURL)
+}
+
+// refused words a failed check of a token; wantAud says which audience a
+// token of its kind needs, since that differs by kind.
+func (a *Auth) refused(err error, wantAud string) error {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return invalid("token has expired: get a fresh one")
 	case errors.Is(err, jwt.ErrTokenInvalidAudience), errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && strings.Contains(err.Error(), "aud"):
-		return invalid("token is addressed to another audience: set aud to this venue's DID %s", a.id.DID)
+		return invalid("token is addressed to another audience: %s", wantAud)
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		return invalid("token has no exp: tokens must expire")
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
