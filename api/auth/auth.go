@@ -22,6 +22,10 @@ type Options struct {
 	TokenTTL     time.Duration // lifetime of a venue-signed token issued at login; default 24 h
 	HTTPClient   *http.Client  // for talking to providers; default one with a 10 s timeout
 	Logger       *slog.Logger  // nil discards
+	// Anonymous names what callers without a token may do (none, read,
+	// invoke, write) and AnonymousWhy why, for the line New logs; the
+	// engine's AccessPolicy is what enforces it. Empty logs nothing.
+	Anonymous, AnonymousWhy string
 }
 
 // Auth authenticates requests and serves the login door. It is safe for
@@ -64,6 +68,9 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 			return nil, venue.Errorf(venue.EINVALID, "OAuth provider %q is configured twice", p.Name)
 		}
 		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
+	}
+	if opts.Anonymous != "" {
+		a.log.Info("anonymous access", "level", opts.Anonymous, "why", opts.AnonymousWhy)
 	}
 	return a, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +19,8 @@ type AuthConfig struct {
 	// Anonymous is what callers without a token may do in the shared
 	// anonymous namespace: "none" (every API request needs a token),
 	// "read", "invoke" (read and invoke) or "write" (everything). Default:
-	// write on a loopback listener, invoke on any other.
+	// write when both the listener and the public URL are loopback, invoke
+	// otherwise (a loopback listener behind a reverse proxy is public).
 	Anonymous string                 `json:"anonymous"`
 	Admins    []string               `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
 	TokenTTL  string                 `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
@@ -41,15 +43,27 @@ var anonymousAbilities = map[string][]string{
 	"write":  {"*"},
 }
 
-// anonymousLevel is the configured level, or the default for the listener.
+// anonymousLevel is the configured level, or the default for where the
+// venue can be reached.
 func (c Config) anonymousLevel() string {
-	if c.Auth.Anonymous != "" {
-		return c.Auth.Anonymous
+	level, _ := c.anonymousPolicy()
+	return level
+}
+
+// anonymousPolicy is the level in effect and why, for the startup log.
+// Only a venue that is loopback on both ends, its listener and the public
+// URL people reach it at, lets anonymous callers write: a loopback listener
+// behind a reverse proxy serves whoever the proxy serves.
+func (c Config) anonymousPolicy() (level, why string) {
+	switch {
+	case c.Auth.Anonymous != "":
+		return c.Auth.Anonymous, "set by auth.anonymous"
+	case !loopback(c.Listen):
+		return "invoke", "the listener " + c.Listen + " is not loopback; set auth.anonymous to change it"
+	case c.URL != "" && !loopbackURL(c.URL):
+		return "invoke", "the public url " + c.URL + " is not loopback; set auth.anonymous to change it"
 	}
-	if loopback(c.Listen) {
-		return "write"
-	}
-	return "invoke"
+	return "write", "the listener and the public url are loopback"
 }
 
 func loopback(listen string) bool {
@@ -57,6 +71,15 @@ func loopback(listen string) bool {
 	if err != nil {
 		host = listen
 	}
+	return loopbackHost(host)
+}
+
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && loopbackHost(u.Hostname())
+}
+
+func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}
@@ -69,7 +92,8 @@ func (c Config) accessPolicy() runtime.AccessPolicy {
 }
 
 func (c Config) authOptions() auth.Options {
-	opts := auth.Options{RequireToken: c.anonymousLevel() == "none", TokenTTL: c.tokenTTL()}
+	level, why := c.anonymousPolicy()
+	opts := auth.Options{RequireToken: level == "none", TokenTTL: c.tokenTTL(), Anonymous: level, AnonymousWhy: why}
 	names := make([]string, 0, len(c.Auth.OAuth))
 	for name := range c.Auth.OAuth {
 		names = append(names, name)
