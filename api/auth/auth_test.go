@@ -71,6 +71,7 @@ func TestAuth_Authenticate(t *testing.T) {
 	venueTok, _ := venueToken(a.id.Key, venueDID, a.id.UserDID("mock-johndoe"), now, time.Hour)
 	once := sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ID = "n-1" }))
 	asUCAN, _ := ucan.Issue(key, did, venueDID, []venue.Capability{{With: did + "/w", Can: "crud/read"}}, nil, now.Add(time.Hour))
+	longUCAN, _ := ucan.Issue(key, did, venueDID, []venue.Capability{{With: did + "/w", Can: "crud/read"}}, nil, now.AddDate(0, 0, 7))
 	for _, tc := range []struct {
 		name    string
 		header  string
@@ -93,6 +94,15 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"subject is someone else", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Subject = other })), "", "sub must be its issuer"},
 		{"forged venue token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("admin") })), "", "signature"},
 		{"venue token for a non-user", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = other })), "", "one of its users"},
+		{"a 100-year token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.AddDate(100, 0, 0)) })), "", "at most 24h0m0s"},
+		{"a long token issued long ago", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) {
+			c.IssuedAt = jwt.NewNumericDate(now.AddDate(-1, 0, 0))
+		})), "", "at most 24h0m0s"},
+		{"a long token without iat", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) {
+			c.IssuedAt, c.ExpiresAt = nil, jwt.NewNumericDate(now.Add(48*time.Hour))
+		})), "", "at most 24h0m0s"},
+		{"a token of the longest lifetime", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(24 * time.Hour)) })), did, ""},
+		{"a long-lived UCAN as bearer", "Bearer " + longUCAN, "", "at most 24h0m0s"},
 		{"HS256 is not accepted", "Bearer " + hs256(t, did, venueDID), "", "not one this venue accepts"},
 		{"RS256 from an unknown issuer", "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", "", "no configured OAuth provider"},
 		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", "not one this venue accepts"},
@@ -116,6 +126,41 @@ func TestAuth_Authenticate(t *testing.T) {
 				t.Fatalf("caller %+v, err %v; want %s", c, err, tc.wantDID)
 			}
 		})
+	}
+}
+
+func TestAuth_MaxTokenTTL(t *testing.T) {
+	a := mustAuth(t, Options{MaxTokenTTL: 200 * 365 * 24 * time.Hour})
+	_, key := newKey(t)
+	tok, _ := SelfIssued(key, a.id.DID, 100*365*24*time.Hour)
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	if _, err := a.Authenticate(r); err != nil {
+		t.Fatalf("a configured maximum of 200 years refuses a 100-year token: %v", err)
+	}
+}
+
+// TestAuth_OneTimeTokenSharedStore: a one-time token used through one
+// door is refused by another door on the same store, as it would be by
+// another node on the same Postgres.
+func TestAuth_OneTimeTokenSharedStore(t *testing.T) {
+	a := mustAuth(t, Options{})
+	b, err := New(a.e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	did, key := newKey(t)
+	now := time.Now()
+	once := sign(t, key, &jwt.RegisteredClaims{Issuer: did, Audience: jwt.ClaimStrings{a.id.DID}, ID: "only-once",
+		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute))})
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+once)
+	if _, err := a.Authenticate(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Authenticate(r); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replayed through another door: %v", err)
 	}
 }
 

@@ -59,7 +59,7 @@ func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
 	case isUCAN:
 		return a.ucanCaller(tok)
 	case alg == "EdDSA" && strings.HasPrefix(iss, "did:key:"):
-		return a.selfIssued(tok)
+		return a.selfIssued(ctx, tok)
 	case alg == "EdDSA" && iss == a.id.DID:
 		return a.venueIssued(tok)
 	case alg == "RS256":
@@ -79,7 +79,7 @@ func (a *Auth) parser(methods ...string) *jwt.Parser {
 }
 
 // selfIssued checks a token signed by the key its did:key issuer names.
-func (a *Auth) selfIssued(tok string) (verdict, error) {
+func (a *Auth) selfIssued(ctx context.Context, tok string) (verdict, error) {
 	c := &jwt.RegisteredClaims{}
 	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(t *jwt.Token) (any, error) {
 		if kid, ok := t.Header["kid"].(string); ok && kid != "" && "did:key:"+kid != c.Issuer && kid != c.Issuer {
@@ -93,10 +93,31 @@ func (a *Auth) selfIssued(tok string) (verdict, error) {
 	if c.Subject != "" && c.Subject != c.Issuer {
 		return verdict{}, invalid("a self-issued token's sub must be its issuer %s", clip(c.Issuer))
 	}
-	if err := a.replays.use(c.ID, c.Issuer, c.ExpiresAt.Time); err != nil {
+	if err := a.checkLifetime(c.IssuedAt, c.ExpiresAt.Time); err != nil {
 		return verdict{}, err
 	}
+	if c.ID != "" {
+		if err := a.e.UseTokenOnce(ctx, c.Issuer+"\x00"+c.ID, c.ExpiresAt.Add(leeway)); err != nil {
+			return verdict{}, err
+		}
+	}
 	return verdict{caller: venue.Caller{DID: c.Issuer}, expires: c.ExpiresAt.Time, once: c.ID != ""}, nil
+}
+
+// checkLifetime refuses a token its caller issued for longer than the
+// venue allows: a token without jti can be replayed until it expires, so
+// its lifetime is the window a captured copy is good for. The lifetime is
+// exp − iat, or exp − now without iat (iat is never after now).
+func (a *Auth) checkLifetime(iat *jwt.NumericDate, exp time.Time) error {
+	from, what := a.now(), "exp − now"
+	if iat != nil {
+		from, what = iat.Time, "exp − iat"
+	}
+	if life := exp.Sub(from); life > a.opts.MaxTokenTTL+leeway {
+		return invalid("it is valid for %s (%s); this venue accepts tokens a caller issues itself valid for at most %s: mint a shorter-lived one",
+			life.Round(time.Second), what, a.opts.MaxTokenTTL)
+	}
+	return nil
 }
 
 // venueIssued checks a token the venue signed at login.
@@ -121,6 +142,9 @@ func (a *Auth) ucanCaller(tok string) (verdict, error) {
 	}
 	if !strings.HasPrefix(u.Issuer, "did:key:") {
 		return verdict{}, invalid("a UCAN bearer token must be issued by a did:key")
+	}
+	if err := a.checkLifetime(nil, u.Expires); err != nil {
+		return verdict{}, err
 	}
 	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires}, nil
 }

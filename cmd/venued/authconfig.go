@@ -21,10 +21,13 @@ type AuthConfig struct {
 	// "read", "invoke" (read and invoke) or "write" (everything). Default:
 	// write when both the listener and the public URL are loopback, invoke
 	// otherwise (a loopback listener behind a reverse proxy is public).
-	Anonymous string                 `json:"anonymous"`
-	Admins    []string               `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
-	TokenTTL  string                 `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
-	OAuth     map[string]OAuthConfig `json:"oauth"`    // sign-in providers by name, as in /auth/{name}
+	Anonymous string   `json:"anonymous"`
+	Admins    []string `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
+	TokenTTL  string   `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
+	// MaxTokenTTL is the longest lifetime (exp − iat, or exp − now) of a
+	// token a caller issues itself; default 24h.
+	MaxTokenTTL string                 `json:"maxTokenTTL"`
+	OAuth       map[string]OAuthConfig `json:"oauth"` // sign-in providers by name, as in /auth/{name}
 }
 
 // OAuthConfig is one OpenID Connect provider.
@@ -93,7 +96,8 @@ func (c Config) accessPolicy() runtime.AccessPolicy {
 
 func (c Config) authOptions() auth.Options {
 	level, why := c.anonymousPolicy()
-	opts := auth.Options{RequireToken: level == "none", TokenTTL: c.tokenTTL(), Anonymous: level, AnonymousWhy: why}
+	opts := auth.Options{RequireToken: level == "none", TokenTTL: duration(c.Auth.TokenTTL),
+		MaxTokenTTL: duration(c.Auth.MaxTokenTTL), Anonymous: level, AnonymousWhy: why}
 	names := make([]string, 0, len(c.Auth.OAuth))
 	for name := range c.Auth.OAuth {
 		names = append(names, name)
@@ -107,8 +111,9 @@ func (c Config) authOptions() auth.Options {
 	return opts
 }
 
-func (c Config) tokenTTL() time.Duration {
-	d, _ := time.ParseDuration(c.Auth.TokenTTL)
+// duration is a validated duration setting; "" is 0, the default.
+func duration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
 	return d
 }
 
@@ -117,9 +122,9 @@ func (a AuthConfig) validate() error {
 	if _, ok := anonymousAbilities[a.Anonymous]; !ok && a.Anonymous != "" {
 		errs = append(errs, fmt.Errorf("auth.anonymous %q: want none, read, invoke or write", a.Anonymous))
 	}
-	if a.TokenTTL != "" {
-		if d, err := time.ParseDuration(a.TokenTTL); err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("auth.tokenTTL %q: want a duration such as 24h", a.TokenTTL))
+	for _, kv := range [][2]string{{"auth.tokenTTL", a.TokenTTL}, {"auth.maxTokenTTL", a.MaxTokenTTL}} {
+		if d, err := time.ParseDuration(kv[1]); kv[1] != "" && (err != nil || d <= 0) {
+			errs = append(errs, fmt.Errorf("%s %q: want a duration such as 24h", kv[0], kv[1]))
 		}
 	}
 	for _, d := range a.Admins {
