@@ -47,9 +47,13 @@ func TestAccess_AnonymousBehindProxy(t *testing.T) {
 	}
 	t.Cleanup(func() { m.Close() })
 	anon := newClient(m)
-	r := anon.do(t, "PUT", "/api/v1/secrets/K", `{"value": "v"}`)
-	if r.status != 401 || !strings.Contains(r.errorText(t), "anonymous callers may not") {
-		t.Fatalf("anonymous write behind a proxy: %d %s", r.status, r.body)
+	for _, r := range []reply{
+		anon.do(t, "PUT", "/api/v1/secrets/K", `{"value": "v"}`),
+		anon.run(t, "v/ops/core/write", `{"path": "w/x", "value": 1}`),
+	} {
+		if r.status != 401 || !strings.Contains(r.errorText(t), "anonymous callers may not") {
+			t.Fatalf("anonymous write behind a proxy: %d %s", r.status, r.body)
+		}
 	}
 	mustOK(t, anon.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`))
 	line := ""

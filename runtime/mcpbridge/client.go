@@ -132,7 +132,10 @@ func (b *Bridge) failure(ctx context.Context, s server, what string, err error) 
 	case errors.As(err, &ve) && (ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
 		return venue.Errorf(ve.Code, "MCP server %s (%s): %s", s.name, s.url, ve.Message)
 	case strings.Contains(err.Error(), "Unauthorized") || strings.Contains(err.Error(), "401"):
-		return venue.Errorf(venue.EUNAUTHORIZED, "MCP server %s (%s) refused the credentials (401): check the secret named by 'auth'", s.name, s.url)
+		// The server's 401 is about the caller's secret, not the caller's
+		// own credentials at this venue: not EUNAUTHORIZED, which /run
+		// answers 401 and ends the job as a capability denied.
+		return venue.Errorf(venue.EINVALID, "MCP server %s (%s) refused the credentials (401): check the secret named by 'auth'", s.name, s.url)
 	}
 	return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) %s: %s", s.name, s.url, what, clip(oneLine(err.Error())))
 }
