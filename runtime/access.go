@@ -113,9 +113,10 @@ func (e *Engine) prove(did string, tokens []string) ([]venue.Capability, error) 
 }
 
 // Verifier returns a UCAN verifier that knows the venue's own key, so
-// venue-issued grants (of venue-wide abilities) verify too.
+// venue-issued grants (of venue-wide abilities, and on its users'
+// namespaces: IssueUCAN) verify too.
 func (e *Engine) Verifier() *ucan.Verifier {
-	return &ucan.Verifier{Now: e.now, Key: func(did string) (ed25519.PublicKey, error) {
+	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Key: func(did string) (ed25519.PublicKey, error) {
 		if did == e.id.DID {
 			return e.id.Key.Public().(ed25519.PublicKey), nil
 		}

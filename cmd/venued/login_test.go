@@ -101,6 +101,15 @@ func TestLogin_OAuth(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
+	t.Run("the signed-in user delegates through the venue", func(t *testing.T) {
+		mustOK(t, user.run(t, "v/ops/core/write", `{"path": "w/shared", "value": "from-oauth-user"}`))
+		friend, friendU := asUser(t, m)
+		grant := issue(t, user, friendU.DID, `[{"with": "w/shared", "can": "crud/read"}]`)
+		r := friend.do(t, "GET", "/api/v1/values/read?path="+url.QueryEscape(signedIn.DID+"/w/shared"), nil, "X-Covia-Ucans", grant)
+		if r.status != 200 || !strings.Contains(string(r.body), "from-oauth-user") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
 	t.Run("the provider's RS256 ID token is the same user", func(t *testing.T) {
 		rs := newClient(m)
 		rs.token = providerIDToken(t, issuer, "venue-test")
