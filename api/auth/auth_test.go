@@ -93,6 +93,7 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"signed by another key", "Bearer " + sign(t, otherKey, claims(nil)), "", "signature"},
 		{"subject is someone else", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Subject = other })), "", "sub must be its issuer"},
 		{"forged venue token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("admin") })), "", "signature"},
+		{"venue token for an empty user id", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("") })), "", "one of its users"},
 		{"venue token for a non-user", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = other })), "", "one of its users"},
 		{"a 100-year token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.AddDate(100, 0, 0)) })), "", "at most 24h0m0s"},
 		{"a long token issued long ago", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) {
@@ -161,6 +162,23 @@ func TestAuth_OneTimeTokenSharedStore(t *testing.T) {
 	}
 	if _, err := b.Authenticate(r); err == nil || !strings.Contains(err.Error(), "replayed") {
 		t.Fatalf("replayed through another door: %v", err)
+	}
+}
+
+// TestAuth_OneTimeUCANBearer: a UCAN sent as the bearer authenticates its
+// issuer like a self-issued token, so with a jti it is one-time too.
+func TestAuth_OneTimeUCANBearer(t *testing.T) {
+	a := mustAuth(t, Options{})
+	did, key := newKey(t)
+	tok := sign(t, key, jwt.MapClaims{"iss": did, "aud": a.id.DID, "ucv": ucan.Version, "jti": "u-1",
+		"att": []map[string]string{{"with": did + "/w", "can": "crud/read"}}, "exp": time.Now().Add(time.Minute).Unix()})
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	if c, err := a.Authenticate(r); err != nil || c.DID != did {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if _, err := a.Authenticate(r); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replayed UCAN bearer: %v", err)
 	}
 }
 

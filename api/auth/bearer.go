@@ -57,7 +57,8 @@ func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
 	_, isUCAN := claims["att"]
 	switch alg := t.Method.Alg(); {
 	case isUCAN:
-		return a.ucanCaller(tok)
+		jti, _ := claims["jti"].(string)
+		return a.ucanCaller(ctx, tok, jti)
 	case alg == "EdDSA" && strings.HasPrefix(iss, "did:key:"):
 		return a.selfIssued(ctx, tok)
 	case alg == "EdDSA" && iss == a.id.DID:
@@ -127,15 +128,18 @@ func (a *Auth) venueIssued(tok string) (verdict, error) {
 	if err != nil {
 		return verdict{}, a.refused(err, a.venueAudience())
 	}
-	if !strings.HasPrefix(c.Subject, a.id.DID+":u:") {
+	if user, ok := strings.CutPrefix(c.Subject, a.id.DID+":u:"); !ok || user == "" {
 		return verdict{}, invalid("a venue token's sub must be one of its users")
 	}
 	return verdict{caller: venue.Caller{DID: c.Subject}, expires: c.ExpiresAt.Time}, nil
 }
 
 // ucanCaller checks a UCAN sent as the bearer token: addressed to the
-// venue, its issuer is the caller and its grants are the caller's.
-func (a *Auth) ucanCaller(tok string) (verdict, error) {
+// venue, its issuer is the caller and its grants are the caller's. Like a
+// self-issued token it authenticates its issuer, so it gets the same
+// lifetime cap, and with a jti (read from the token once it has verified)
+// it is one-time.
+func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error) {
 	u, err := a.ucans.Verify(tok, a.id.DID)
 	if err != nil {
 		return verdict{}, invalid("%s", venue.ErrorMessage(err))
@@ -146,7 +150,12 @@ func (a *Auth) ucanCaller(tok string) (verdict, error) {
 	if err := a.checkLifetime(nil, u.Expires); err != nil {
 		return verdict{}, err
 	}
-	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires}, nil
+	if jti != "" {
+		if err := a.e.UseTokenOnce(ctx, u.Issuer+"\x00"+jti, u.Expires.Add(leeway)); err != nil {
+			return verdict{}, err
+		}
+	}
+	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires, once: jti != ""}, nil
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured
