@@ -79,21 +79,9 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link
 		}
 		return nil, refuse("broken link: a proof's audience is %s, but the token it proves was issued by %s", clip(c.Audience), clip(audience))
 	}
-	l := &link{Claims: c, root: c.Issuer}
-	proofs := make([]*Claims, 0, len(c.Prf))
-	for i, p := range c.Prf {
-		pl, err := v.verify(p, c.Issuer, depth+1, budget)
-		if err != nil {
-			return nil, err
-		}
-		if pl.Expires.Before(c.Expires.Time) {
-			return nil, refuse("it outlives its proof from %s, which expires at %s", clip(pl.Issuer), pl.Expires.UTC().Format(time.RFC3339))
-		}
-		proofs = append(proofs, pl.Claims)
-		l.depth = max(l.depth, pl.depth+1)
-		if i == 0 {
-			l.root = pl.root
-		}
+	l, proofs, err := v.proofs(c, depth, budget)
+	if err != nil {
+		return nil, err
 	}
 	for _, g := range c.Att {
 		if !v.proven(g, c.Issuer, proofs) {
@@ -102,6 +90,28 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link
 		}
 	}
 	return l, nil
+}
+
+// proofs verifies the proofs of c, each issued to c's issuer and lasting
+// at least as long as c, and returns c as a link of the chain with them.
+func (v *Verifier) proofs(c *Claims, depth int, budget *int) (*link, []*Claims, error) {
+	l := &link{Claims: c, root: c.Issuer}
+	proofs := make([]*Claims, 0, len(c.Prf))
+	for i, p := range c.Prf {
+		pl, err := v.verify(p, c.Issuer, depth+1, budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		if pl.Expires.Before(c.Expires.Time) {
+			return nil, nil, refuse("it outlives its proof from %s, which expires at %s", clip(pl.Issuer), pl.Expires.UTC().Format(time.RFC3339))
+		}
+		proofs = append(proofs, pl.Claims)
+		l.depth = max(l.depth, pl.depth+1)
+		if i == 0 {
+			l.root = pl.root
+		}
+	}
+	return l, proofs, nil
 }
 
 // proven reports whether issuer may grant g: it owns the resource (the
