@@ -40,7 +40,7 @@ func TestGuest_Core(t *testing.T) {
 			refused: "missing property 'value'", wantErr: "'value' is required",
 			wantLattice: map[string]string{"w/write-none/a": ""}},
 		{name: "write passes the host's error through", op: "v/ops/core/write", in: `{"path":"v/x","value":1}`,
-			wantErr: "The venue namespace v/ is read-only"},
+			wantErr: "The venue namespace v/ is read-only", rejected: true},
 		{name: "delete", lattice: map[string]string{"w/delete/a": `1`}, op: "v/ops/core/delete", in: `{"path":"w/delete/a"}`,
 			want: `{"deleted":true}`, wantLattice: map[string]string{"w/delete/a": ""}},
 		{name: "delete of an absent path", op: "v/ops/core/delete", in: `{"path":"w/delete-absent/a"}`, want: `{"deleted":false}`},

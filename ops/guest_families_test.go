@@ -109,7 +109,7 @@ func TestGuest_HTTP(t *testing.T) {
 		{name: "a header must be a scalar", op: "v/ops/http/get", in: `{"url":"{web}/x","headers":{"X":{"a":1}}}`,
 			refused: "input.headers.X: got object", wantErr: "'headers.X' must be a string, number or boolean", wantSent: noRequest},
 		{name: "the host's refusal is the error", op: "v/ops/http/get", in: `{"url":"http://10.0.0.1/"}`,
-			wantErr: "URL targets a private/internal address: 10.0.0.1 (resolved to 10.0.0.1). Add the host to allowHosts if this is intentional."},
+			wantErr: "URL targets a private/internal address: 10.0.0.1 (resolved to 10.0.0.1). Add the host to allowHosts if this is intentional.", rejected: true},
 		{name: "a URL placeholder is escaped for its place and comes back unfilled", secrets: map[string]string{"URLKEY": "k1é€ x/y&z"},
 			op: "v/ops/http/get", in: `{"url":"{web}/k/{s/URLKEY}?q={s/URLKEY}","queryParams":{"n":1}}`,
 			want:     strings.Replace(response, "/x", "/k/{s/URLKEY}?n=1&q={s/URLKEY}", 1),

@@ -185,6 +185,7 @@ type guestCase struct {
 	want        string
 	exact       bool
 	wantErr     string
+	rejected    bool // the host refused on policy (EFORBIDDEN): the job ends REJECTED, not FAILED
 	wantLattice map[string]string
 	wantSent    string
 	wantSecrets map[string]string
@@ -206,7 +207,7 @@ func runCases(t *testing.T, cases []guestCase) {
 				op = unchecked(op)
 			}
 			j := s.run(t, op, in)
-			checkJob(t, j, tc.wantErr, s.web.fill(tc.want), tc.exact)
+			checkJob(t, j, tc.wantErr, s.web.fill(tc.want), tc.exact, tc.rejected)
 			s.checkLattice(t, tc.wantLattice)
 			s.web.check(t, tc.wantSent)
 			s.checkSecrets(t, tc.wantSecrets)
@@ -215,13 +216,17 @@ func runCases(t *testing.T, cases []guestCase) {
 }
 
 // checkJob compares the job's outcome with the expected error or output.
-func checkJob(t *testing.T, j *venue.Job, wantErr, want string, exact bool) {
+func checkJob(t *testing.T, j *venue.Job, wantErr, want string, exact, rejected bool) {
 	t.Helper()
 	out := string(j.Output)
 	switch {
 	case wantErr != "":
-		if j.Status != venue.StatusFailed || j.Error != wantErr {
-			t.Fatalf("%s(%s): status %s, error %q (output %s)\nwant FAILED with %q", j.Operation, j.Input, j.Status, j.Error, out, wantErr)
+		status := venue.StatusFailed
+		if rejected {
+			status = venue.StatusRejected
+		}
+		if j.Status != status || j.Error != wantErr {
+			t.Fatalf("%s(%s): status %s, error %q (output %s)\nwant %s with %q", j.Operation, j.Input, j.Status, j.Error, out, status, wantErr)
 		}
 	case j.Status != venue.StatusComplete:
 		t.Fatalf("%s(%s): status %s, error %q; want COMPLETE", j.Operation, j.Input, j.Status, j.Error)
@@ -272,7 +277,7 @@ func TestGuest_Dispatch(t *testing.T) {
 	s := mustStack(t)
 	t.Run("unknown operation", func(t *testing.T) {
 		j := s.run(t, uncheckedRoot+"core/nope", `{}`)
-		checkJob(t, j, "unknown operation core:nope", "", false)
+		checkJob(t, j, "unknown operation core:nope", "", false, false)
 	})
 	t.Run("large inputs, call after call", func(t *testing.T) {
 		big := strings.Repeat("x", 200_000)

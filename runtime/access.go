@@ -3,7 +3,9 @@ package runtime
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/sha256"
 	"slices"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime/ucan"
@@ -111,14 +113,32 @@ func (e *Engine) prove(did string, tokens []string) ([]venue.Capability, error) 
 }
 
 // Verifier returns a UCAN verifier that knows the venue's own key, so
-// venue-issued grants (of venue-wide abilities) verify too.
+// venue-issued grants (of venue-wide abilities, and on its users'
+// namespaces: IssueUCAN) verify too.
 func (e *Engine) Verifier() *ucan.Verifier {
-	return &ucan.Verifier{Now: e.now, Key: func(did string) (ed25519.PublicKey, error) {
+	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Key: func(did string) (ed25519.PublicKey, error) {
 		if did == e.id.DID {
 			return e.id.Key.Public().(ed25519.PublicKey), nil
 		}
 		return nil, venue.Errorf(venue.EFORBIDDEN, "issuer %s is not a did:key", did)
 	}}
+}
+
+// UseTokenOnce records that the one-time token named by key (its issuer
+// and id, say) was used, until keep, in the store every node shares.
+// Returns EUNAUTHORIZED if it was used before and EUNAVAILABLE if the
+// store cannot say.
+func (e *Engine) UseTokenOnce(ctx context.Context, key string, keep time.Time) error {
+	h := sha256.Sum256([]byte(key))
+	fresh, err := e.store.UseTokenID(ctx, h[:], keep.UnixMilli(), e.ms())
+	if err != nil {
+		e.log.Error("record one-time token", "err", err)
+		return venue.Errorf(venue.EUNAVAILABLE, "The one-time token could not be checked against replay; try again")
+	}
+	if !fresh {
+		return venue.Errorf(venue.EUNAUTHORIZED, "Invalid token: replayed: its jti was already used; mint a new token for each request, or leave out jti")
+	}
+	return nil
 }
 
 // RecordUser notes that did has signed in, so that its DID document

@@ -110,11 +110,15 @@ func compactJSON(msg json.RawMessage) json.RawMessage {
 	return buf.Bytes()
 }
 
-// outcome is the terminal status of an execution that returned err: an
-// operation refusing on policy (EFORBIDDEN) rejects the job, anything else
-// fails it.
+// outcome is the terminal status of an execution that returned err. A
+// capability denied, to a signed-in caller (EFORBIDDEN) or to the
+// anonymous one (EUNAUTHORIZED), rejects the job: what the job was for was
+// refused on policy and never took effect, which is the spec's REJECTED,
+// wherever the refusal came from (the engine, a native operation, a Wasm
+// guest passing on its host call's refusal). Anything else fails it.
 func outcome(err error) venue.JobStatus {
-	if venue.ErrorCode(err) == venue.EFORBIDDEN {
+	switch venue.ErrorCode(err) {
+	case venue.EFORBIDDEN, venue.EUNAUTHORIZED:
 		return venue.StatusRejected
 	}
 	return venue.StatusFailed

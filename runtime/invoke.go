@@ -62,10 +62,13 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 
 // Run invokes and waits for the output, for callers that want the result
 // and not the job. The job is recorded like any other.
-// Returns the job's failure as an error: EINVALID or ENOTFOUND when the
-// operation said so, ECONFLICT when the job was cancelled, ETIMEOUT when it
-// outlasts MaxWait, EUNAVAILABLE when ctx ends first (the venue is shutting
-// down), EINTERNAL otherwise.
+// Returns the job's failure with the code the operation gave it:
+// EFORBIDDEN or EUNAUTHORIZED for a capability denied (the job is
+// REJECTED; the message is the denial's own), and for a FAILED job
+// EINVALID, ENOTFOUND or ECONFLICT (an agent busy or in the wrong state)
+// when the operation said so, EINTERNAL for anything else. ECONFLICT when
+// the job was cancelled, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE
+// when ctx ends first (the venue is shutting down).
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
 	j, rec, err := e.invoke(ctx, req)
@@ -75,21 +78,30 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 	switch rec.Status {
 	case venue.StatusComplete:
 		return rec.Output, nil
-	case venue.StatusFailed:
+	case venue.StatusFailed, venue.StatusRejected:
 		j.mu.Lock()
 		code := j.errCode
 		j.mu.Unlock()
-		if code != venue.EINVALID && code != venue.ENOTFOUND {
-			code = venue.EINTERNAL
-		}
-		return nil, venue.Errorf(code, "Operation failed: %s", rec.Error)
-	case venue.StatusCancelled, venue.StatusRejected:
+		return nil, runFailure(code, rec.Error)
+	case venue.StatusCancelled:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation %s: %s", rec.Status, rec.Error)
 	}
 	if ctx.Err() != nil { // the venue is shutting down, or the caller went away
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "The venue stopped waiting for the operation (it is shutting down); job %s is %s", rec.ID, rec.Status)
 	}
 	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s", e.cfg.MaxWait, rec.ID, rec.Status)
+}
+
+// runFailure is Run's error for a job that ended with code and message msg.
+func runFailure(code, msg string) error {
+	switch code {
+	case venue.EFORBIDDEN, venue.EUNAUTHORIZED:
+		return venue.Errorf(code, "%s", msg)
+	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT:
+	default:
+		code = venue.EINTERNAL
+	}
+	return venue.Errorf(code, "Operation failed: %s", msg)
 }
 
 // submit resolves, validates and records a new PENDING job.

@@ -123,7 +123,7 @@ func TestEngine_Slice(t *testing.T) {
 	})
 	t.Run("a map pages entries in key order", func(t *testing.T) {
 		res, _ := h.Slice(h.alice, "v/ops", 0, 0)
-		if res.Count != 1 || !strings.HasPrefix(string(res.Values[0]), `{"key":"grid"`) {
+		if res.Count != 2 || !strings.HasPrefix(string(res.Values[0]), `{"key":"grid"`) || !strings.HasPrefix(string(res.Values[1]), `{"key":"ucan"`) {
 			t.Fatalf("%+v", res)
 		}
 	})

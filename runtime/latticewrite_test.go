@@ -109,7 +109,7 @@ func TestEngine_List(t *testing.T) {
 		t.Fatalf("%+v %v", res, err)
 	}
 	res, _ = h.List(h.alice, "v/ops", 0, 0)
-	if res.Count != 1 || res.Keys[0] != "grid" {
+	if res.Count != 2 || res.Keys[0] != "grid" || res.Keys[1] != "ucan" {
 		t.Fatalf("%+v", res)
 	}
 }

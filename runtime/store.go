@@ -19,6 +19,7 @@ type Store interface {
 	ValueStore
 	MetaStore
 	UserStore
+	TokenStore
 	Close() error
 }
 
@@ -165,6 +166,16 @@ type UserStore interface {
 
 	// CountUsers returns how many callers have used the venue.
 	CountUsers(ctx context.Context) (int, error)
+}
+
+// TokenStore remembers the one-time tokens the venue has accepted, for
+// every node sharing the store, so that none is accepted twice.
+type TokenStore interface {
+	// UseTokenID records key until expires (ms) and reports whether it was
+	// new: false if key is recorded with an expiry after now. Of callers
+	// racing with one key, exactly one gets true. Records that have expired
+	// are forgotten.
+	UseTokenID(ctx context.Context, key []byte, expires, now int64) (bool, error)
 }
 
 // JobNote tells a node that another node changed a job (Kind "job") or

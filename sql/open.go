@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gridvenue/venue/runtime"
@@ -49,6 +50,8 @@ type Store struct {
 	reads   reads         // see prepared
 	peers   *peers        // other nodes heard from (Postgres)
 	channel string        // the notify channel of this store's schema (Postgres)
+
+	tokenSweep atomic.Int64 // when UseTokenID last deleted expired records (ms)
 
 	mu        sync.Mutex
 	closed    bool

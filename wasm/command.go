@@ -37,7 +37,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, input []byte, env *run
 		if mem := mod.Memory(); mem != nil {
 			memSize = mem.Size()
 		}
-		return nil, h.commandFailure(ctx, err, stderr.String(), memSize)
+		return nil, h.commandFailure(ctx, c, err, stderr.String(), memSize)
 	}
 	if stdout.over() {
 		return nil, venue.Errorf(venue.ETOOLARGE, "output of %d bytes exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput)
@@ -61,7 +61,7 @@ func start(ctx context.Context, mod api.Module) error {
 
 // commandFailure words a command's failure: a non-zero exit is the
 // command's own verdict, with its stderr (or its exit code) as the message.
-func (h *Host) commandFailure(ctx context.Context, err error, stderr string, memSize uint32) error {
+func (h *Host) commandFailure(ctx context.Context, c *callState, err error, stderr string, memSize uint32) error {
 	var exit *sys.ExitError
 	if !errors.As(err, &exit) || ctx.Err() != nil || outOfMemory(stderr, memSize, h.cfg.memoryLimit()) {
 		return h.failure(ctx, err, stderr, memSize)
@@ -69,5 +69,5 @@ func (h *Host) commandFailure(ctx context.Context, err error, stderr string, mem
 	if stderr == "" {
 		stderr = fmt.Sprintf("the operation exited with code %d", exit.ExitCode())
 	}
-	return venue.Errorf(venue.EINVALID, "%s", stderr)
+	return c.guestFailure(stderr)
 }

@@ -54,8 +54,10 @@
 // that is not JSON"); output over the host's MaxOutput (default 16 MiB)
 // fails it with "output of N bytes exceeds the limit of M bytes" without
 // being copied, and the instance is discarded. An error message is kept up
-// to 64 KiB (then "…"), invalid UTF-8 replaced, and has code invalid; an
-// empty one reads "the operation failed without saying why". An instance
+// to 64 KiB (then "…"), invalid UTF-8 replaced, and has code invalid
+// unless it passes on a refusal of one of the call's host calls (see the
+// host module's rules); an empty one reads "the operation failed without
+// saying why". An instance
 // whose memory has grown past half the limit is retired after its call.
 //
 // # Command ABI
@@ -133,8 +135,11 @@
 //     wrongly reads "<fn>: <why>" (e.g. `lattice.read: "path" is required`);
 //     the venue's own refusals come in its exact words, unprefixed (e.g.
 //     "URL targets a private/internal address: ..."), so that an operation
-//     can pass them on as its error. A result is never empty; one over 16
-//     MiB is an error instead.
+//     can pass them on as its error. An operation that fails with such a
+//     refusal's words (as they are, or after its own words and ": ") keeps
+//     the refusal's code: a capability denied ends the job REJECTED as it
+//     would outside Wasm. A result is never empty; one over 16 MiB is an
+//     error instead.
 //   - venue.result copies the whole pending result and returns its length;
 //     len must be at least that length. Each result is collected once: a
 //     second venue.result, one with nothing pending, or one into a smaller

@@ -34,6 +34,41 @@ func (h *Host) failure(ctx context.Context, err error, stderr string, memSize ui
 	return crashed("%s", trapReason(err, stderr))
 }
 
+// refusal is the venue's refusal of a host call: the words the guest was
+// given, and the code they had.
+type refusal struct{ code, msg string }
+
+// maxRefusals bounds the refusals a call remembers: a guest passes on the
+// one that made it give up, which is among its last.
+const maxRefusals = 8
+
+// refusal remembers err, the venue's refusal of one of this call's host
+// calls, and returns the words the guest gets.
+func (c *callState) refusal(err error) string {
+	msg := message(err)
+	if len(c.refused) == maxRefusals {
+		c.refused = append(c.refused[:0], c.refused[1:]...)
+	}
+	c.refused = append(c.refused, refusal{code: venue.ErrorCode(err), msg: msg})
+	return msg
+}
+
+// guestFailure is the job's error for the failure a guest reported in msg.
+// A guest that passes on the venue's refusal of one of its host calls in
+// this call (verbatim, or after words of its own and ": ") keeps the
+// refusal's code, so a capability denied inside Wasm ends the job the way
+// it does anywhere else (EFORBIDDEN, EUNAUTHORIZED, ENOTFOUND, ...). The
+// guest can claim no code the host did not give it; any other report is
+// EINVALID, the operation's own verdict on its input.
+func (c *callState) guestFailure(msg string) error {
+	for i := len(c.refused) - 1; i >= 0; i-- {
+		if r := c.refused[i]; msg == r.msg || strings.HasSuffix(msg, ": "+r.msg) {
+			return venue.Errorf(r.code, "%s", msg)
+		}
+	}
+	return venue.Errorf(venue.EINVALID, "%s", msg)
+}
+
 // trapReason is wazero's first line ("wasm error: unreachable"), after what
 // the guest said on stderr as it died (a Go reactor prints its panic, then
 // traps).

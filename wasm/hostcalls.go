@@ -31,8 +31,9 @@ func (c *callState) do(ctx context.Context, req []byte) ([]byte, error) {
 	}
 	if err != nil {
 		// The venue's own answer (a refused URL, a missing secret) reaches
-		// the guest, and from there the job, in the venue's exact words.
-		return nil, errors.New(message(err))
+		// the guest, and from there the job, in the venue's exact words,
+		// and with its code if the guest passes it on (guestFailure).
+		return nil, errors.New(c.refusal(err))
 	}
 	out, err := json.Marshal(res)
 	if err == nil && len(out) > maxHostIO {

@@ -24,6 +24,7 @@ type callState struct {
 	pending []byte          // the last venue.call's result or error message
 	hasMore bool            // pending awaits venue.result
 	logs    int             // log messages this call
+	refused []refusal       // the venue's latest refusals of this call's host calls (see guestFailure)
 }
 
 type callKey struct{}
@@ -38,7 +39,7 @@ func callOf(ctx context.Context) *callState {
 }
 
 func (c *callState) begin(ctx context.Context, env *runtime.Env) {
-	c.env, c.done, c.pending, c.hasMore, c.logs = env, ctx.Done(), nil, false, 0
+	c.env, c.done, c.pending, c.hasMore, c.logs, c.refused = env, ctx.Done(), nil, false, 0, c.refused[:0]
 }
 
 func (c *callState) end() { c.begin(context.Background(), nil) }

@@ -169,7 +169,7 @@ func (in *instance) guestError(ptr, n uint32) error {
 	if strings.TrimSpace(msg) == "" {
 		msg = "the operation failed without saying why"
 	}
-	return venue.Errorf(venue.EINVALID, "%s", msg)
+	return in.call.guestFailure(msg)
 }
 
 func notJSON(b []byte) error {

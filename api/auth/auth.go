@@ -20,8 +20,13 @@ type Options struct {
 	Providers    []Provider    // OAuth providers offered by /login
 	RequireToken bool          // refuse requests without a token to /api/, /mcp, /a2a and /dlfs with 401
 	TokenTTL     time.Duration // lifetime of a venue-signed token issued at login; default 24 h
+	MaxTokenTTL  time.Duration // longest lifetime of a token a caller issues itself (exp − iat, or exp − now); default 24 h
 	HTTPClient   *http.Client  // for talking to providers; default one with a 10 s timeout
 	Logger       *slog.Logger  // nil discards
+	// Anonymous names what callers without a token may do (none, read,
+	// invoke, write) and AnonymousWhy why, for the line New logs; the
+	// engine's AccessPolicy is what enforces it. Empty logs nothing.
+	Anonymous, AnonymousWhy string
 }
 
 // Auth authenticates requests and serves the login door. It is safe for
@@ -32,7 +37,6 @@ type Auth struct {
 	opts      Options
 	ucans     *ucan.Verifier
 	providers map[string]*provider
-	replays   *replayCache
 	verified  *tokenCache
 	now       func() time.Time
 	log       *slog.Logger
@@ -47,11 +51,14 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 	if opts.TokenTTL <= 0 {
 		opts.TokenTTL = 24 * time.Hour
 	}
+	if opts.MaxTokenTTL <= 0 {
+		opts.MaxTokenTTL = 24 * time.Hour
+	}
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 10 * time.Second}
 	}
 	a := &Auth{e: e, id: e.Identity(), opts: opts, ucans: e.Verifier(), providers: map[string]*provider{},
-		replays: newReplayCache(), verified: newTokenCache(), now: time.Now, log: opts.Logger}
+		verified: newTokenCache(), now: time.Now, log: opts.Logger}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
 	}
@@ -64,6 +71,9 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 			return nil, venue.Errorf(venue.EINVALID, "OAuth provider %q is configured twice", p.Name)
 		}
 		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
+	}
+	if opts.Anonymous != "" {
+		a.log.Info("anonymous access", "level", opts.Anonymous, "why", opts.AnonymousWhy)
 	}
 	return a, nil
 }

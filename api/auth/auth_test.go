@@ -71,6 +71,7 @@ func TestAuth_Authenticate(t *testing.T) {
 	venueTok, _ := venueToken(a.id.Key, venueDID, a.id.UserDID("mock-johndoe"), now, time.Hour)
 	once := sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ID = "n-1" }))
 	asUCAN, _ := ucan.Issue(key, did, venueDID, []venue.Capability{{With: did + "/w", Can: "crud/read"}}, nil, now.Add(time.Hour))
+	longUCAN, _ := ucan.Issue(key, did, venueDID, []venue.Capability{{With: did + "/w", Can: "crud/read"}}, nil, now.AddDate(0, 0, 7))
 	for _, tc := range []struct {
 		name    string
 		header  string
@@ -87,12 +88,22 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"expired", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour)) })), "", "expired"},
 		{"no expiry", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = nil })), "", "no exp"},
 		{"issued in the future", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour)) })), "", "not valid yet"},
-		{"wrong audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"did:web:elsewhere"} })), "", "another audience"},
+		{"wrong audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = jwt.ClaimStrings{"did:web:elsewhere"} })), "", "another audience: a self-issued or venue token must have aud set to this venue's DID"},
 		{"no audience", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Audience = nil })), "", "another audience"},
 		{"signed by another key", "Bearer " + sign(t, otherKey, claims(nil)), "", "signature"},
 		{"subject is someone else", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Subject = other })), "", "sub must be its issuer"},
 		{"forged venue token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("admin") })), "", "signature"},
+		{"venue token for an empty user id", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = a.id.UserDID("") })), "", "one of its users"},
 		{"venue token for a non-user", "Bearer " + sign(t, a.id.Key, claims(func(c *jwt.RegisteredClaims) { c.Issuer = venueDID; c.Subject = other })), "", "one of its users"},
+		{"a 100-year token", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.AddDate(100, 0, 0)) })), "", "at most 24h0m0s"},
+		{"a long token issued long ago", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) {
+			c.IssuedAt = jwt.NewNumericDate(now.AddDate(-1, 0, 0))
+		})), "", "at most 24h0m0s"},
+		{"a long token without iat", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) {
+			c.IssuedAt, c.ExpiresAt = nil, jwt.NewNumericDate(now.Add(48*time.Hour))
+		})), "", "at most 24h0m0s"},
+		{"a token of the longest lifetime", "Bearer " + sign(t, key, claims(func(c *jwt.RegisteredClaims) { c.ExpiresAt = jwt.NewNumericDate(now.Add(24 * time.Hour)) })), did, ""},
+		{"a long-lived UCAN as bearer", "Bearer " + longUCAN, "", "at most 24h0m0s"},
 		{"HS256 is not accepted", "Bearer " + hs256(t, did, venueDID), "", "not one this venue accepts"},
 		{"RS256 from an unknown issuer", "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", "", "no configured OAuth provider"},
 		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", "not one this venue accepts"},
@@ -116,6 +127,58 @@ func TestAuth_Authenticate(t *testing.T) {
 				t.Fatalf("caller %+v, err %v; want %s", c, err, tc.wantDID)
 			}
 		})
+	}
+}
+
+func TestAuth_MaxTokenTTL(t *testing.T) {
+	a := mustAuth(t, Options{MaxTokenTTL: 200 * 365 * 24 * time.Hour})
+	_, key := newKey(t)
+	tok, _ := SelfIssued(key, a.id.DID, 100*365*24*time.Hour)
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	if _, err := a.Authenticate(r); err != nil {
+		t.Fatalf("a configured maximum of 200 years refuses a 100-year token: %v", err)
+	}
+}
+
+// TestAuth_OneTimeTokenSharedStore: a one-time token used through one
+// door is refused by another door on the same store, as it would be by
+// another node on the same Postgres.
+func TestAuth_OneTimeTokenSharedStore(t *testing.T) {
+	a := mustAuth(t, Options{})
+	b, err := New(a.e, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	did, key := newKey(t)
+	now := time.Now()
+	once := sign(t, key, &jwt.RegisteredClaims{Issuer: did, Audience: jwt.ClaimStrings{a.id.DID}, ID: "only-once",
+		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute))})
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+once)
+	if _, err := a.Authenticate(r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Authenticate(r); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replayed through another door: %v", err)
+	}
+}
+
+// TestAuth_OneTimeUCANBearer: a UCAN sent as the bearer authenticates its
+// issuer like a self-issued token, so with a jti it is one-time too.
+func TestAuth_OneTimeUCANBearer(t *testing.T) {
+	a := mustAuth(t, Options{})
+	did, key := newKey(t)
+	tok := sign(t, key, jwt.MapClaims{"iss": did, "aud": a.id.DID, "ucv": ucan.Version, "jti": "u-1",
+		"att": []map[string]string{{"with": did + "/w", "can": "crud/read"}}, "exp": time.Now().Add(time.Minute).Unix()})
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Set("Authorization", "Bearer "+tok)
+	if c, err := a.Authenticate(r); err != nil || c.DID != did {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if _, err := a.Authenticate(r); err == nil || !strings.Contains(err.Error(), "replayed") {
+		t.Fatalf("replayed UCAN bearer: %v", err)
 	}
 }
 

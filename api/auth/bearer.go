@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -56,9 +57,10 @@ func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
 	_, isUCAN := claims["att"]
 	switch alg := t.Method.Alg(); {
 	case isUCAN:
-		return a.ucanCaller(tok)
+		jti, _ := claims["jti"].(string)
+		return a.ucanCaller(ctx, tok, jti)
 	case alg == "EdDSA" && strings.HasPrefix(iss, "did:key:"):
-		return a.selfIssued(tok)
+		return a.selfIssued(ctx, tok)
 	case alg == "EdDSA" && iss == a.id.DID:
 		return a.venueIssued(tok)
 	case alg == "RS256":
@@ -78,7 +80,7 @@ func (a *Auth) parser(methods ...string) *jwt.Parser {
 }
 
 // selfIssued checks a token signed by the key its did:key issuer names.
-func (a *Auth) selfIssued(tok string) (verdict, error) {
+func (a *Auth) selfIssued(ctx context.Context, tok string) (verdict, error) {
 	c := &jwt.RegisteredClaims{}
 	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(t *jwt.Token) (any, error) {
 		if kid, ok := t.Header["kid"].(string); ok && kid != "" && "did:key:"+kid != c.Issuer && kid != c.Issuer {
@@ -87,15 +89,36 @@ func (a *Auth) selfIssued(tok string) (verdict, error) {
 		return venue.ParseDIDKey(c.Issuer)
 	})
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, a.venueAudience())
 	}
 	if c.Subject != "" && c.Subject != c.Issuer {
 		return verdict{}, invalid("a self-issued token's sub must be its issuer %s", clip(c.Issuer))
 	}
-	if err := a.replays.use(c.ID, c.Issuer, c.ExpiresAt.Time); err != nil {
+	if err := a.checkLifetime(c.IssuedAt, c.ExpiresAt.Time); err != nil {
 		return verdict{}, err
 	}
+	if c.ID != "" {
+		if err := a.e.UseTokenOnce(ctx, c.Issuer+"\x00"+c.ID, c.ExpiresAt.Add(leeway)); err != nil {
+			return verdict{}, err
+		}
+	}
 	return verdict{caller: venue.Caller{DID: c.Issuer}, expires: c.ExpiresAt.Time, once: c.ID != ""}, nil
+}
+
+// checkLifetime refuses a token its caller issued for longer than the
+// venue allows: a token without jti can be replayed until it expires, so
+// its lifetime is the window a captured copy is good for. The lifetime is
+// exp − iat, or exp − now without iat (iat is never after now).
+func (a *Auth) checkLifetime(iat *jwt.NumericDate, exp time.Time) error {
+	from, what := a.now(), "exp − now"
+	if iat != nil {
+		from, what = iat.Time, "exp − iat"
+	}
+	if life := exp.Sub(from); life > a.opts.MaxTokenTTL+leeway {
+		return invalid("it is valid for %s (%s); this venue accepts tokens a caller issues itself valid for at most %s: mint a shorter-lived one",
+			life.Round(time.Second), what, a.opts.MaxTokenTTL)
+	}
+	return nil
 }
 
 // venueIssued checks a token the venue signed at login.
@@ -103,17 +126,20 @@ func (a *Auth) venueIssued(tok string) (verdict, error) {
 	c := &jwt.RegisteredClaims{}
 	_, err := a.parser("EdDSA").ParseWithClaims(tok, c, func(*jwt.Token) (any, error) { return a.venueKey(), nil })
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, a.venueAudience())
 	}
-	if !strings.HasPrefix(c.Subject, a.id.DID+":u:") {
+	if user, ok := strings.CutPrefix(c.Subject, a.id.DID+":u:"); !ok || user == "" {
 		return verdict{}, invalid("a venue token's sub must be one of its users")
 	}
 	return verdict{caller: venue.Caller{DID: c.Subject}, expires: c.ExpiresAt.Time}, nil
 }
 
 // ucanCaller checks a UCAN sent as the bearer token: addressed to the
-// venue, its issuer is the caller and its grants are the caller's.
-func (a *Auth) ucanCaller(tok string) (verdict, error) {
+// venue, its issuer is the caller and its grants are the caller's. Like a
+// self-issued token it authenticates its issuer, so it gets the same
+// lifetime cap, and with a jti (read from the token once it has verified)
+// it is one-time.
+func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error) {
 	u, err := a.ucans.Verify(tok, a.id.DID)
 	if err != nil {
 		return verdict{}, invalid("%s", venue.ErrorMessage(err))
@@ -121,7 +147,15 @@ func (a *Auth) ucanCaller(tok string) (verdict, error) {
 	if !strings.HasPrefix(u.Issuer, "did:key:") {
 		return verdict{}, invalid("a UCAN bearer token must be issued by a did:key")
 	}
-	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires}, nil
+	if err := a.checkLifetime(nil, u.Expires); err != nil {
+		return verdict{}, err
+	}
+	if jti != "" {
+		if err := a.e.UseTokenOnce(ctx, u.Issuer+"\x00"+jti, u.Expires.Add(leeway)); err != nil {
+			return verdict{}, err
+		}
+	}
+	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires, once: jti != ""}, nil
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured
@@ -133,7 +167,7 @@ func (a *Auth) providerIssued(ctx context.Context, tok, iss string) (verdict, er
 	}
 	sub, exp, err := p.verifyIDToken(ctx, tok, a.now)
 	if err != nil {
-		return verdict{}, a.refused(err)
+		return verdict{}, a.refused(err, p.audience())
 	}
 	return verdict{caller: venue.Caller{DID: a.id.UserDID(p.userID(sub))}, expires: exp}, nil
 }
@@ -147,13 +181,20 @@ func (a *Auth) providerByIssuer(iss string) *provider {
 	return nil
 }
 
-// refused words a failed check of a token.
-func (a *Auth) refused(err error) error {
+// venueAudience says which aud a self-issued or venue-signed token needs.
+func (a *Auth) venueAudience() string {
+	return fmt.Sprintf("a self-issued or venue token must have aud set to this venue's DID %s (as /api/v1/status reports it) or its URL %s",
+		a.id.DID, a.id.BaseURL)
+}
+
+// refused words a failed check of a token; wantAud says which audience a
+// token of its kind needs, since that differs by kind.
+func (a *Auth) refused(err error, wantAud string) error {
 	switch {
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return invalid("token has expired: get a fresh one")
 	case errors.Is(err, jwt.ErrTokenInvalidAudience), errors.Is(err, jwt.ErrTokenRequiredClaimMissing) && strings.Contains(err.Error(), "aud"):
-		return invalid("token is addressed to another audience: set aud to this venue's DID %s", a.id.DID)
+		return invalid("token is addressed to another audience: %s", wantAud)
 	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
 		return invalid("token has no exp: tokens must expire")
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):

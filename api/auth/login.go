@@ -131,7 +131,7 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	sub, _, err := p.verifyIDToken(r.Context(), idToken, a.now)
 	if err != nil {
-		a.fail(w, a.refused(err))
+		a.fail(w, a.refused(err, p.audience()))
 		return
 	}
 	a.issue(w, r, a.id.UserDID(p.userID(sub)))

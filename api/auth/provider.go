@@ -100,6 +100,12 @@ func (p *provider) getJSON(ctx context.Context, u string, v any) error {
 	return json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(v)
 }
 
+// audience says which aud this provider's tokens need: the client id the
+// venue is registered with there, not the venue's DID.
+func (p *provider) audience() string {
+	return fmt.Sprintf("an ID token of OAuth provider %s must have aud %s, the clientId this venue is registered with there", p.Name, p.ClientID)
+}
+
 // verifyIDToken checks an RS256 token of this provider and returns its
 // subject.
 func (p *provider) verifyIDToken(ctx context.Context, tok string, now func() time.Time) (string, time.Time, error) {

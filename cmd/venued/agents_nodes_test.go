@@ -17,7 +17,7 @@ import (
 // the timeline, which gets an entry per run.
 func TestAgents_OneRunAcrossNodes(t *testing.T) {
 	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
-	same := func(c *Config) { c.URL = "http://venue.test" } // one anonymous DID on both
+	same := func(c *Config) { c.URL, c.Auth.Anonymous = "http://venue.test", "write" } // one anonymous DID on both, which may write
 	nodes := []*client{newClient(MustRunMain(t, dsn, same)), newClient(MustRunMain(t, dsn, same))}
 	nodes[0].out(t, "v/ops/agent/create", `{"agentId": "shared", "config": `+scripted+`}`)
 	const n = 16

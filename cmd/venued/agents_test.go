@@ -313,7 +313,7 @@ func TestAgents_SurviveRestart(t *testing.T) {
 }
 
 func surviveRestart(t *testing.T, store string) {
-	sameURL := func(c *Config) { c.URL = "http://venue.test" } // the anonymous DID derives from it
+	sameURL := func(c *Config) { c.URL, c.Auth.Anonymous = "http://venue.test", "write" } // the anonymous DID derives from it
 	m := MustRunMain(t, store, sameURL)
 	c := newClient(m)
 	c.out(t, "v/ops/agent/create", `{"agentId": "keeper", "config": `+scripted+`}`)

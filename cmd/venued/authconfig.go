@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -18,11 +19,15 @@ type AuthConfig struct {
 	// Anonymous is what callers without a token may do in the shared
 	// anonymous namespace: "none" (every API request needs a token),
 	// "read", "invoke" (read and invoke) or "write" (everything). Default:
-	// write on a loopback listener, invoke on any other.
-	Anonymous string                 `json:"anonymous"`
-	Admins    []string               `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
-	TokenTTL  string                 `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
-	OAuth     map[string]OAuthConfig `json:"oauth"`    // sign-in providers by name, as in /auth/{name}
+	// write when both the listener and the public URL are loopback, invoke
+	// otherwise (a loopback listener behind a reverse proxy is public).
+	Anonymous string   `json:"anonymous"`
+	Admins    []string `json:"admins"`   // DIDs holding venue-wide abilities such as mcp/manage
+	TokenTTL  string   `json:"tokenTTL"` // lifetime of tokens issued at login; default 24h
+	// MaxTokenTTL is the longest lifetime (exp − iat, or exp − now) of a
+	// token a caller issues itself; default 24h.
+	MaxTokenTTL string                 `json:"maxTokenTTL"`
+	OAuth       map[string]OAuthConfig `json:"oauth"` // sign-in providers by name, as in /auth/{name}
 }
 
 // OAuthConfig is one OpenID Connect provider.
@@ -41,15 +46,27 @@ var anonymousAbilities = map[string][]string{
 	"write":  {"*"},
 }
 
-// anonymousLevel is the configured level, or the default for the listener.
+// anonymousLevel is the configured level, or the default for where the
+// venue can be reached.
 func (c Config) anonymousLevel() string {
-	if c.Auth.Anonymous != "" {
-		return c.Auth.Anonymous
+	level, _ := c.anonymousPolicy()
+	return level
+}
+
+// anonymousPolicy is the level in effect and why, for the startup log.
+// Only a venue that is loopback on both ends, its listener and the public
+// URL people reach it at, lets anonymous callers write: a loopback listener
+// behind a reverse proxy serves whoever the proxy serves.
+func (c Config) anonymousPolicy() (level, why string) {
+	switch {
+	case c.Auth.Anonymous != "":
+		return c.Auth.Anonymous, "set by auth.anonymous"
+	case !loopback(c.Listen):
+		return "invoke", "the listener " + c.Listen + " is not loopback; set auth.anonymous to change it"
+	case c.URL != "" && !loopbackURL(c.URL):
+		return "invoke", "the public url " + c.URL + " is not loopback; set auth.anonymous to change it"
 	}
-	if loopback(c.Listen) {
-		return "write"
-	}
-	return "invoke"
+	return "write", "the listener and the public url are loopback"
 }
 
 func loopback(listen string) bool {
@@ -57,6 +74,15 @@ func loopback(listen string) bool {
 	if err != nil {
 		host = listen
 	}
+	return loopbackHost(host)
+}
+
+func loopbackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && loopbackHost(u.Hostname())
+}
+
+func loopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}
@@ -69,7 +95,9 @@ func (c Config) accessPolicy() runtime.AccessPolicy {
 }
 
 func (c Config) authOptions() auth.Options {
-	opts := auth.Options{RequireToken: c.anonymousLevel() == "none", TokenTTL: c.tokenTTL()}
+	level, why := c.anonymousPolicy()
+	opts := auth.Options{RequireToken: level == "none", TokenTTL: duration(c.Auth.TokenTTL),
+		MaxTokenTTL: duration(c.Auth.MaxTokenTTL), Anonymous: level, AnonymousWhy: why}
 	names := make([]string, 0, len(c.Auth.OAuth))
 	for name := range c.Auth.OAuth {
 		names = append(names, name)
@@ -83,8 +111,9 @@ func (c Config) authOptions() auth.Options {
 	return opts
 }
 
-func (c Config) tokenTTL() time.Duration {
-	d, _ := time.ParseDuration(c.Auth.TokenTTL)
+// duration is a validated duration setting; "" is 0, the default.
+func duration(s string) time.Duration {
+	d, _ := time.ParseDuration(s)
 	return d
 }
 
@@ -93,9 +122,9 @@ func (a AuthConfig) validate() error {
 	if _, ok := anonymousAbilities[a.Anonymous]; !ok && a.Anonymous != "" {
 		errs = append(errs, fmt.Errorf("auth.anonymous %q: want none, read, invoke or write", a.Anonymous))
 	}
-	if a.TokenTTL != "" {
-		if d, err := time.ParseDuration(a.TokenTTL); err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("auth.tokenTTL %q: want a duration such as 24h", a.TokenTTL))
+	for _, kv := range [][2]string{{"auth.tokenTTL", a.TokenTTL}, {"auth.maxTokenTTL", a.MaxTokenTTL}} {
+		if d, err := time.ParseDuration(kv[1]); kv[1] != "" && (err != nil || d <= 0) {
+			errs = append(errs, fmt.Errorf("%s %q: want a duration such as 24h", kv[0], kv[1]))
 		}
 	}
 	for _, d := range a.Admins {

@@ -101,15 +101,33 @@ func TestLogin_OAuth(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
+	t.Run("the signed-in user delegates through the venue", func(t *testing.T) {
+		mustOK(t, user.run(t, "v/ops/core/write", `{"path": "w/shared", "value": "from-oauth-user"}`))
+		friend, friendU := asUser(t, m)
+		grant := issue(t, user, friendU.DID, `[{"with": "w/shared", "can": "crud/read"}]`)
+		r := friend.do(t, "GET", "/api/v1/values/read?path="+url.QueryEscape(signedIn.DID+"/w/shared"), nil, "X-Covia-Ucans", grant)
+		if r.status != 200 || !strings.Contains(string(r.body), "from-oauth-user") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
 	t.Run("the provider's RS256 ID token is the same user", func(t *testing.T) {
 		rs := newClient(m)
-		rs.token = providerIDToken(t, issuer)
+		rs.token = providerIDToken(t, issuer, "venue-test")
 		if r := rs.do(t, "GET", "/api/v1/secrets", nil); r.status != 200 || !strings.Contains(string(r.body), "MOCK_KEY") {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 		rs.token = rs.token[:len(rs.token)-4] + "AAAA"
 		if r := rs.do(t, "GET", "/api/v1/secrets", nil); r.status != 401 || !strings.Contains(r.errorText(t), "Invalid token") {
 			t.Fatalf("tampered: %d %s", r.status, r.body)
+		}
+	})
+	t.Run("a provider token for another client names the clientId it needs", func(t *testing.T) {
+		rs := newClient(m)
+		rs.token = providerIDToken(t, issuer, "someone-else")
+		r := rs.do(t, "GET", "/api/v1/secrets", nil)
+		if msg := r.errorText(t); r.status != 401 || !strings.Contains(msg, "OAuth provider mock") || !strings.Contains(msg, "aud venue-test") ||
+			strings.Contains(msg, "venue's DID") {
+			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
 	for _, tc := range []struct {
@@ -146,12 +164,12 @@ func TestLogin_OAuth(t *testing.T) {
 }
 
 // providerIDToken runs the authorization-code flow against the provider
-// directly, as another client of it would, and returns its ID token.
-func providerIDToken(t *testing.T, issuer string) string {
+// directly, as its client clientID would, and returns its ID token.
+func providerIDToken(t *testing.T, issuer, clientID string) string {
 	t.Helper()
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	redirect := "http://127.0.0.1/cb"
-	resp, err := noFollow.Get(issuer + "/authorize?" + url.Values{"response_type": {"code"}, "client_id": {"venue-test"},
+	resp, err := noFollow.Get(issuer + "/authorize?" + url.Values{"response_type": {"code"}, "client_id": {clientID},
 		"redirect_uri": {redirect}, "scope": {"openid"}, "state": {"s"}}.Encode())
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +180,7 @@ func providerIDToken(t *testing.T, issuer string) string {
 		t.Fatalf("authorize: %d %s", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	resp, err = http.PostForm(issuer+"/token", url.Values{"grant_type": {"authorization_code"}, "code": {loc.Query().Get("code")},
-		"redirect_uri": {redirect}, "client_id": {"venue-test"}})
+		"redirect_uri": {redirect}, "client_id": {clientID}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	fs.SetOutput(io.Discard)
 	base := fs.String("url", "", "public base URL of the venue the token is for (default $VENUE_URL or http://127.0.0.1:8080)")
 	seedHex := fs.String("seed", "", "64 hex digits: mint for this identity instead of a new one")
-	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid")
+	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid (a venue accepts at most its auth.maxTokenTTL, 24h by default)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("%v\nusage: venued token [--url base] [--seed hex] [--ttl 24h]", orArgs(err, fs.Args()))
 	}

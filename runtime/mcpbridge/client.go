@@ -165,7 +165,10 @@ func (b *Bridge) failure(ctx context.Context, s server, step string, err error, 
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return venue.Errorf(venue.ETIMEOUT, "MCP server %s (%s) did not answer within %s", s.name, s.url, b.cfg.CallTimeout)
 	case status == http.StatusUnauthorized:
-		return venue.Errorf(venue.EUNAUTHORIZED, "MCP server %s (%s) refused the credentials (401: %s): check the secret named by 'auth'", s.name, s.url, reason)
+		// The server's 401 is about the caller's secret, not the caller's
+		// own credentials at this venue: not EUNAUTHORIZED, which /run
+		// answers 401 and ends the job as a capability denied.
+		return venue.Errorf(venue.EINVALID, "MCP server %s (%s) refused the credentials (401: %s): check the secret named by 'auth'", s.name, s.url, reason)
 	case isVenue && (ve.Code == venue.EUNAVAILABLE || ve.Code == venue.EFORBIDDEN || ve.Code == venue.EINVALID):
 		// the outbound client's words: a network failure or the policy
 		return venue.Errorf(ve.Code, "MCP server %s (%s) could not be reached: %s", s.name, s.url, ve.Message)

@@ -76,15 +76,19 @@ func fail(_ context.Context, in json.RawMessage, _ *runtime.Env) (json.RawMessag
 	var p struct {
 		Message string `json:"message"`
 		Reject  bool   `json:"reject"`
+		Code    string `json:"code"`
 	}
 	json.Unmarshal(in, &p)
 	if p.Message == "" {
 		p.Message = "Deliberate failure"
 	}
-	if p.Reject {
-		return nil, venue.Errorf(venue.EFORBIDDEN, "%s", p.Message)
+	switch {
+	case p.Reject:
+		p.Code = venue.EFORBIDDEN
+	case p.Code == "":
+		p.Code = venue.EINVALID
 	}
-	return nil, venue.Errorf(venue.EINVALID, "%s", p.Message)
+	return nil, venue.Errorf(p.Code, "%s", p.Message)
 }
 
 func never(ctx context.Context, _ json.RawMessage, _ *runtime.Env) (json.RawMessage, error) {

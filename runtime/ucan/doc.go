@@ -7,5 +7,7 @@
 // owns (the DID a resource path starts with) or covered by a grant of one of
 // its proofs, where each proof's audience is the token's issuer and no proof
 // expires before the token does. Anything else is a broken link or a widened
-// capability, and the whole token is refused.
+// capability, and the whole token is refused. The verifying venue's own
+// signature also roots grants on its users' resources (did:web DIDs under
+// its own), since those users hold no key to sign with.
 package ucan

@@ -22,6 +22,12 @@ type Verifier struct {
 	Key func(did string) (ed25519.PublicKey, error)
 	// Leeway is the clock skew forgiven on exp and nbf; default 30 s.
 	Leeway time.Duration
+	// Venue is the verifying venue's own DID. Besides its own resources,
+	// a token it signed may root grants on those of its users (DIDs under
+	// Venue+":u:"), who hold no key of their own: the venue signs for them
+	// (v/ops/ucan/issue) only what they hold. Empty: no DID is rooted by
+	// anyone but itself.
+	Venue string
 }
 
 // Token is a verified UCAN.
@@ -29,6 +35,8 @@ type Token struct {
 	Issuer, Audience string
 	Grants           []venue.Capability // every grant proven
 	Expires          time.Time
+	Depth            int    // proof links below the token on its longest chain
+	Root             string // the issuer at the end of its first chain (its own issuer without proofs)
 }
 
 // Verify checks token as presented to audience: its signature, time window,
@@ -41,10 +49,17 @@ func (v *Verifier) Verify(token, audience string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time}, nil
+	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time, Depth: c.depth, Root: c.root}, nil
 }
 
-func (v *Verifier) verify(token, audience string, depth int, budget *int) (*Claims, error) {
+// link is a verified token in a chain, with what its proofs add up to.
+type link struct {
+	*Claims
+	depth int    // proof links below it on its longest chain
+	root  string // the issuer at the end of its first chain
+}
+
+func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link, error) {
 	switch {
 	case depth > MaxDepth:
 		return nil, refuse("delegation chain is longer than %d links", MaxDepth)
@@ -64,30 +79,47 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*Clai
 		}
 		return nil, refuse("broken link: a proof's audience is %s, but the token it proves was issued by %s", clip(c.Audience), clip(audience))
 	}
-	proofs := make([]*Claims, 0, len(c.Prf))
-	for _, p := range c.Prf {
-		pc, err := v.verify(p, c.Issuer, depth+1, budget)
-		if err != nil {
-			return nil, err
-		}
-		if pc.Expires.Before(c.Expires.Time) {
-			return nil, refuse("it outlives its proof from %s, which expires at %s", clip(pc.Issuer), pc.Expires.UTC().Format(time.RFC3339))
-		}
-		proofs = append(proofs, pc)
+	l, proofs, err := v.proofs(c, depth, budget)
+	if err != nil {
+		return nil, err
 	}
 	for _, g := range c.Att {
-		if !proven(g, c.Issuer, proofs) {
+		if !v.proven(g, c.Issuer, proofs) {
 			return nil, refuse("widened capability: %s issued {with: %s, can: %s} without owning it or holding a proof that grants it",
 				clip(c.Issuer), clip(g.With), clip(g.Can))
 		}
 	}
-	return c, nil
+	return l, nil
 }
 
-// proven reports whether issuer may grant g: it owns the resource, or a
-// proof grants it at least as much.
-func proven(g venue.Capability, issuer string, proofs []*Claims) bool {
-	if venue.Owner(g.With) == issuer {
+// proofs verifies the proofs of c, each issued to c's issuer and lasting
+// at least as long as c, and returns c as a link of the chain with them.
+func (v *Verifier) proofs(c *Claims, depth int, budget *int) (*link, []*Claims, error) {
+	l := &link{Claims: c, root: c.Issuer}
+	proofs := make([]*Claims, 0, len(c.Prf))
+	for i, p := range c.Prf {
+		pl, err := v.verify(p, c.Issuer, depth+1, budget)
+		if err != nil {
+			return nil, nil, err
+		}
+		if pl.Expires.Before(c.Expires.Time) {
+			return nil, nil, refuse("it outlives its proof from %s, which expires at %s", clip(pl.Issuer), pl.Expires.UTC().Format(time.RFC3339))
+		}
+		proofs = append(proofs, pl.Claims)
+		l.depth = max(l.depth, pl.depth+1)
+		if i == 0 {
+			l.root = pl.root
+		}
+	}
+	return l, proofs, nil
+}
+
+// proven reports whether issuer may grant g: it owns the resource (the
+// venue, for its keyless users too), or a proof grants it at least as
+// much.
+func (v *Verifier) proven(g venue.Capability, issuer string, proofs []*Claims) bool {
+	owner := venue.Owner(g.With)
+	if owner == issuer || v.Venue != "" && issuer == v.Venue && strings.HasPrefix(owner, v.Venue+":u:") {
 		return true
 	}
 	for _, p := range proofs {

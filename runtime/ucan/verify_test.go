@@ -77,6 +77,58 @@ func TestVerifier_Verify(t *testing.T) {
 	}
 }
 
+// TestVerifier_VenueRoots: the venue signs for the users it holds keys
+// for none of (did:web users under its DID) and for its own venue-wide
+// abilities; its signature roots nothing else.
+func TestVerifier_VenueRoots(t *testing.T) {
+	venueKey, bob, carol := newParty(t), newParty(t), newParty(t)
+	const venueDID = "did:web:venue.example"
+	user := venueDID + ":u:google-123"
+	hour := time.Now().Add(time.Hour)
+	v := &Verifier{Venue: venueDID, Key: func(did string) (ed25519.PublicKey, error) {
+		if did != venueDID {
+			return nil, venue.Errorf(venue.EFORBIDDEN, "unknown issuer")
+		}
+		return venueKey.key.Public().(ed25519.PublicKey), nil
+	}}
+	byVenue := func(key ed25519.PrivateKey, aud string, g venue.Capability, prf ...string) string {
+		tok, err := Issue(key, venueDID, aud, []venue.Capability{g}, prf, hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	userNotes := venue.Capability{With: user + "/w/notes", Can: "crud/read"}
+	manage := venue.Capability{With: venueDID, Can: "mcp/manage"}
+	rooted := byVenue(venueKey.key, bob.did, userNotes)
+	for _, tc := range []struct {
+		name, token, aud, wantMsg string
+	}{
+		{"a grant on a user's namespace", rooted, bob.did, ""},
+		{"a venue-wide ability", byVenue(venueKey.key, bob.did, manage), bob.did, ""},
+		{"delegated on from a venue root", bob.issue(t, carol.did, []venue.Capability{{With: user + "/w/notes/x", Can: "crud/read"}}, []string{rooted}, hour), carol.did, ""},
+		{"widened past a venue root", bob.issue(t, carol.did, []venue.Capability{{With: user + "/w", Can: "crud/read"}}, []string{rooted}, hour), carol.did, "widened capability"},
+		{"a did:key's namespace", byVenue(venueKey.key, bob.did, venue.Capability{With: carol.did + "/w", Can: "crud/read"}), bob.did, "widened capability"},
+		{"another venue's user", byVenue(venueKey.key, bob.did, venue.Capability{With: "did:web:other.example:u:x/w", Can: "crud/read"}), bob.did, "widened capability"},
+		{"a DID that only starts like the venue's", byVenue(venueKey.key, bob.did, venue.Capability{With: venueDID + "evil:u:x/w", Can: "crud/read"}), bob.did, "widened capability"},
+		{"the venue's DID signed by another key", byVenue(carol.key, bob.did, userNotes), bob.did, "signature"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := v.Verify(tc.token, tc.aud)
+			if tc.wantMsg == "" && err != nil || tc.wantMsg != "" && (err == nil || !strings.Contains(err.Error(), tc.wantMsg)) {
+				t.Fatalf("err = %v, want %q", err, tc.wantMsg)
+			}
+		})
+	}
+	chain := bob.issue(t, carol.did, []venue.Capability{userNotes}, []string{rooted}, hour)
+	if tok, err := v.Verify(chain, carol.did); err != nil || tok.Depth != 1 || tok.Root != venueDID || tok.Issuer != bob.did {
+		t.Fatalf("%+v %v: want depth 1 from the venue's root", tok, err)
+	}
+	if _, err := (&Verifier{Key: v.Key}).Verify(rooted, bob.did); err == nil {
+		t.Fatal("a verifier that does not know the venue takes its signature as the user's")
+	}
+}
+
 func TestVerifier_ChainDepth(t *testing.T) {
 	hour := time.Now().Add(time.Hour)
 	parties := make([]party, MaxDepth+3)

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"UpdateValuesConcurrent", testUpdateValuesConcurrent},
 		{"Meta", testMeta},
 		{"Users", testUsers},
+		{"TokenIDs", testTokenIDs},
 		{"CancelledContext", testCancelledContext},
 	}
 	for _, g := range groups {

@@ -95,6 +95,8 @@ expect("a grant to bob is no use to anyone else", await call("GET", note, await 
   (b) => b.error.includes("issued to someone else"));
 expect("an expired token is refused", await call("GET", "/api/v1/secrets", await bearer(alice, venue, seconds() - 3600)), 401,
   (b) => b.error.includes("expired"));
+expect("a 100-year token is refused", await call("GET", "/api/v1/secrets", await bearer(alice, venue, seconds() + 100 * 365 * 86400)), 401,
+  (b) => b.error.includes("valid for at most"));
 expect("a token for another venue is refused", await call("GET", "/api/v1/secrets", await bearer(alice, "did:web:elsewhere.example")), 401,
   (b) => b.error.includes("audience"));
 console.log("authcheck: ok");

@@ -57,6 +57,15 @@ func main() {
 		res := make([]byte, max(n, -n))
 		venueResult(unsafe.Pointer(&res[0]), uint32(len(res)))
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"ok": n > 0, "result": string(res)})
+	case "relay": // one host call, the request in text; a refusal fails the command in the host's words
+		req := []byte(in.Text)
+		n := venueCall(unsafe.Pointer(&req[0]), uint32(len(req)))
+		res := make([]byte, max(n, -n))
+		venueResult(unsafe.Pointer(&res[0]), uint32(len(res)))
+		if n < 0 {
+			fail(string(res))
+		}
+		os.Stdout.WriteString(`{"refused":false}`)
 	case "readfile":
 		_, err := os.ReadFile("/etc/passwd")
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"read": err == nil, "error": fmt.Sprint(err)})

@@ -68,6 +68,13 @@ func handle(op string, raw []byte) ([]byte, error) {
 			return nil, err
 		}
 		return json.Marshal(map[string]string{"hex": hex.EncodeToString(out)})
+	case "relay": // the host calls in turn; the first refused fails the call with Text and the host's words
+		for _, r := range in.Reqs {
+			if res, ok := hostCall(r); !ok {
+				return nil, errors.New(in.Text + string(res))
+			}
+		}
+		return []byte(`{"refused":false}`), nil
 	case "log":
 		logText(in.Level, in.Text)
 		return []byte(`{"logged":true}`), nil
