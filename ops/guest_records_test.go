@@ -40,7 +40,7 @@ func TestGuest_SecretFieldsInRecords(t *testing.T) {
 				t.Errorf("the record shows the value: input %s, error %q", j.Input, j.Error)
 			}
 			if tc.stored != "" {
-				checkJob(t, j, "", `{"name":"`+tc.stored+`","stored":true}`, false)
+				checkJob(t, j, "", `{"name":"`+tc.stored+`","stored":true}`, false, false)
 				s.checkSecrets(t, map[string]string{tc.stored: tc.value})
 			}
 		})
