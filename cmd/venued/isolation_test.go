@@ -22,9 +22,11 @@ func TestIsolation_Matrix(t *testing.T) {
 		live := invokeJob(t, alice, `{"operation": "v/test/ops/ask", "input": {"question": "alice-asks"}}`)
 		waitJob(t, alice, live.ID, "INPUT_REQUIRED")
 		mustOK(t, alice.do(t, "PUT", "/api/v1/secrets/ALICE_KEY", `{"value": "alice-secret-value"}`))
-		for _, p := range []string{"w/notes", "o/pin", "g/helper/state"} {
+		for _, p := range []string{"w/notes", "o/pin"} {
 			mustOK(t, alice.run(t, "v/ops/core/write", `{"path": "`+p+`", "value": "alice-private"}`))
 		}
+		// g/ is written by the agent operations only.
+		mustOK(t, alice.run(t, "v/ops/agent/create", `{"agentId": "helper", "state": "alice-private"}`))
 		private := []string{"alice-echo", "alice-asks", "alice-secret-value", "alice-private", "ALICE_KEY", done.ID, live.ID, aliceU.DID}
 		cases := []struct {
 			name, method, path, body string
