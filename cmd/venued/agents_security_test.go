@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
 )
 
 // TestAgents_StateIsTheEngines: g/<agentId>/ is written by the agent
@@ -48,4 +53,68 @@ func TestAgents_StateIsTheEngines(t *testing.T) {
 			t.Fatalf("a written record became an agent: %s", r.body)
 		}
 	})
+}
+
+// forge rewrites row rel of agent id of owner as only the agent engine
+// can, standing for a record written before g/ was the engine's alone.
+func forge(t *testing.T, m *Main, owner, id, rel string, edit func(cur json.RawMessage) json.RawMessage) {
+	t.Helper()
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: owner})
+	err := m.engine.UpdateTree(ctx, "g/"+id+"/"+rel, func(cur json.RawMessage, _ bool) (map[string]json.RawMessage, error) {
+		return map[string]json.RawMessage{"": edit(cur)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAgents_TasksBelongToTheirAgent: a task's job is ended only by the
+// agent it was sent to. Bob's agent holding Alice's task job id (in a
+// record forged before g/ was closed to writes) neither completes nor
+// cancels Alice's job.
+func TestAgents_TasksBelongToTheirAgent(t *testing.T) {
+	forEachStore(t, func(t *testing.T, _ *client, m *Main) {
+		alice, _ := asUser(t, m)
+		bob, bobU := asUser(t, m)
+		alice.out(t, "v/ops/agent/create", `{"agentId": "helper", "config": `+scripted+`}`)
+		alice.out(t, "v/ops/agent/suspend", `{"agentId": "helper"}`)
+		job := alice.out(t, "v/ops/agent/request", `{"agentId": "helper", "input": {"secret": "alice-task"}, "timeout": 0}`)["id"].(string)
+		steal := func(t *testing.T, id string) {
+			bob.out(t, "v/ops/agent/create", `{"agentId": "`+id+`", "config": `+scripted+`}`)
+			forge(t, m, bobU.DID, id, "tasks", func(json.RawMessage) json.RawMessage {
+				return mustJSON(map[string]any{job: map[string]any{"jobId": job, "input": map[string]any{"stolen": true, "defer": id == "canceller"},
+					"status": "PENDING", "created": 1}})
+			})
+		}
+		t.Run("bob's agent completing the task leaves alice's job", func(t *testing.T) {
+			steal(t, "thief")
+			bob.out(t, "v/ops/agent/trigger", `{"agentId": "thief"}`)
+			time.Sleep(100 * time.Millisecond)
+			if j := taskJob(t, alice, job); j.Status != "STARTED" && j.Status != "PENDING" {
+				t.Fatalf("alice's job %s %s %s", j.Status, j.Output, j.Error)
+			}
+		})
+		t.Run("bob cancelling the task leaves alice's job", func(t *testing.T) {
+			steal(t, "canceller")
+			bob.run(t, "v/ops/agent/cancel-task", `{"agentId": "canceller", "taskId": "`+job+`"}`)
+			bob.run(t, "v/ops/agent/delete", `{"agentId": "canceller"}`)
+			time.Sleep(100 * time.Millisecond)
+			if j := taskJob(t, alice, job); j.Status != "STARTED" && j.Status != "PENDING" {
+				t.Fatalf("alice's job %s %s", j.Status, j.Error)
+			}
+		})
+		alice.out(t, "v/ops/agent/resume", `{"agentId": "helper"}`)
+		res := alice.out(t, "v/ops/grid/job-result", `{"id": "`+job+`", "timeout": 5000}`)
+		if !strings.Contains(string(mustJSON(res)), "alice-task") {
+			t.Fatalf("alice's task ended with %v", res)
+		}
+	})
+}
+
+// taskJob reads a job record.
+func taskJob(t *testing.T, c *client, id string) jobJSON {
+	t.Helper()
+	var j jobJSON
+	c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
+	return j
 }

@@ -31,7 +31,7 @@ type Agents struct {
 	cfg     Config
 	mu      sync.Mutex
 	runs    map[string]*run         // owner + agent → the run in this process
-	waiters map[string]chan outcome // task job id → its request
+	waiters map[string]chan outcome // owner + agent + task job id → the task job waiting here
 	chats   map[string]*chatWait    // owner + agent + session → the chat in flight
 }
 
@@ -61,6 +61,11 @@ type chatWait struct {
 func (a *Agents) ms() int64 { return a.cfg.Now().UnixMilli() }
 
 func runKey(owner, id string) string { return owner + "\x00" + id }
+
+// taskKey names the task job id of agent id of owner. A task is ended only
+// through its own agent: a job id alone, from whatever record, reaches no
+// other owner's or agent's task.
+func taskKey(owner, id, job string) string { return runKey(runKey(owner, id), job) }
 
 // newSessionID mints a hex id ordered by time, as job ids are.
 func (a *Agents) newSessionID() string {

@@ -104,7 +104,7 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		a.fail(ctx, r, w, err)
 		return false, err
 	}
-	a.deliver(resolved, results)
+	a.deliver(r.caller.DID, r.id, resolved, results)
 	a.answerChat(r, w, outcome{output: out.Result})
 	r.mu.Lock()
 	r.last, r.lastTR = out.Result, results
@@ -162,12 +162,13 @@ func (a *Agents) entry(co cycleOutcome, w work, result json.RawMessage, results 
 	return b
 }
 
-// deliver hands resolved tasks to the requests waiting on them here.
-func (a *Agents) deliver(resolved []string, results map[string]taskResult) {
-	for _, id := range resolved {
-		o := outcomeOf(results[id])
+// deliver hands the resolved tasks of agent id of owner to the task jobs
+// waiting on them here.
+func (a *Agents) deliver(owner, id string, resolved []string, results map[string]taskResult) {
+	for _, job := range resolved {
+		o := outcomeOf(results[job])
 		a.mu.Lock()
-		ch := a.waiters[id]
+		ch := a.waiters[taskKey(owner, id, job)]
 		a.mu.Unlock()
 		if ch != nil {
 			select {

@@ -278,7 +278,7 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 	// Requests waiting on the agent's tasks would otherwise wait until
 	// their deadline.
 	for _, id := range tasks {
-		a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID))
+		a.failWaiter(env.Caller().DID, p.AgentID, id, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID))
 	}
 	if p.Remove {
 		return output(map[string]any{"agentId": p.AgentID, "removed": true})
@@ -286,9 +286,10 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 	return output(map[string]any{"agentId": p.AgentID, "status": Terminated})
 }
 
-func (a *Agents) failWaiter(id string, err error) {
+// failWaiter fails task job of agent id of owner, if it waits here.
+func (a *Agents) failWaiter(owner, id, job string, err error) {
 	a.mu.Lock()
-	ch := a.waiters[id]
+	ch := a.waiters[taskKey(owner, id, job)]
 	a.mu.Unlock()
 	if ch != nil {
 		select {
@@ -325,7 +326,7 @@ func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
-	a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id))
+	a.failWaiter(env.Caller().DID, p.AgentID, id, venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id))
 	return output(map[string]any{"agentId": p.AgentID, "taskId": id, "cancelled": true})
 }
 

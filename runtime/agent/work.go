@@ -120,13 +120,14 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
 	}
 	id := env.JobID().String()
+	key := taskKey(env.Caller().DID, p.AgentID, id)
 	ch := make(chan outcome, 1)
 	a.mu.Lock()
-	a.waiters[id] = ch
+	a.waiters[key] = ch
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		delete(a.waiters, id)
+		delete(a.waiters, key)
 		a.mu.Unlock()
 	}()
 	eng, octx := env.Engine(), env.Context(ctx)
