@@ -121,7 +121,7 @@ func (a *Auth) ucanCaller(tok string) (verdict, error) {
 	if !strings.HasPrefix(u.Issuer, "did:key:") {
 		return verdict{}, invalid("a UCAN bearer token must be issued by a did:key")
 	}
-	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires}, nil
+	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...), expires: u.Expires}, nil
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime/ucan"
+	"github.com/gridvenue/venue/tools/llmstub"
 )
 
 // TestAgents_StateIsTheEngines: g/<agentId>/ is written by the agent
@@ -117,4 +119,55 @@ func taskJob(t *testing.T, c *client, id string) jobJSON {
 	var j jobJSON
 	c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
 	return j
+}
+
+// TestAgents_DelegatedCapsExpire: a cap beyond the owner's namespace lasts
+// as long as the UCAN that proved it. The agent holds it, with its expiry
+// shown by info, until the earliest exp of the chain; then it is denied.
+func TestAgents_DelegatedCapsExpire(t *testing.T) {
+	stub := llmstub.New(stubKey)
+	stubVenues(t, stub, func(t *testing.T, m *Main, base string) {
+		alice, aliceU := asUser(t, m)
+		bob, bobU := asUser(t, m)
+		alice.withKey(t)
+		mustOK(t, bob.run(t, "v/ops/core/write", `{"path": "w/private", "value": "bob-private"}`))
+		// Bob's grant to Alice lasts the hour; her proof to the venue,
+		// delegated on from it, lasts 2 s: the chain's earliest exp.
+		cap := venue.Capability{With: bobU.DID + "/w/private", Can: venue.AbilityRead}
+		root := bobU.grant(t, aliceU.DID, cap)
+		exp := time.Now().Add(2 * time.Second).Truncate(time.Second).Add(time.Second)
+		short, err := ucan.Issue(aliceU.Key, aliceU.DID, aliceU.DID, []venue.Capability{cap}, []string{root}, exp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := alice.run(t, "v/ops/agent/create", `{"agentId": "lender", "config": {"operation": "v/ops/llmagent/chat", "baseUrl": "`+base+`",
+			"model": "m1", "tools": ["v/ops/core/read"]}, "caps": [{"with": "`+cap.With+`", "can": "crud/read"}, {"with": "w", "can": "crud/read"}]}`,
+			"X-Covia-Ucans", short)
+		mustOK(t, r)
+		info := alice.out(t, "v/ops/agent/info", `{"agentId": "lender"}`)
+		caps := info["caps"].([]any)
+		if got := caps[0].(map[string]any)["expires"]; got != float64(exp.UnixMilli()) {
+			t.Fatalf("caps %v, want the foreign one to expire at %d", caps, exp.UnixMilli())
+		}
+		if _, ok := caps[1].(map[string]any)["expires"]; ok {
+			t.Fatalf("a cap in the owner's namespace expires: %v", caps)
+		}
+		read := func(t *testing.T) string {
+			from := len(stub.Requests())
+			stub.Add(toolCall("core_read", `{"path": "`+cap.With+`"}`), llmstub.Reply{Text: "done"})
+			alice.out(t, "v/ops/agent/request", `{"agentId": "lender", "input": "read bob's note", "timeout": 10000}`)
+			return requestBodies(stub, from)
+		}
+		if sent := read(t); !strings.Contains(sent, "bob-private") {
+			t.Fatalf("the agent could not use its cap before it expired: %s", sent)
+		}
+		time.Sleep(time.Until(exp) + 100*time.Millisecond)
+		if sent := read(t); strings.Contains(sent, "bob-private") || !strings.Contains(sent, "Capability denied") {
+			t.Fatalf("the agent used an expired cap: %s", sent)
+		}
+		info = alice.out(t, "v/ops/agent/info", `{"agentId": "lender"}`)
+		if c := info["caps"].([]any)[0].(map[string]any); c["expired"] != true {
+			t.Fatalf("info does not say the cap expired: %v", info["caps"])
+		}
+	})
 }

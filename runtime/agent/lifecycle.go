@@ -93,15 +93,15 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 	if p.Config == nil && len(p.State) == 0 && len(p.Caps) == 0 {
 		return nil, venue.Errorf(venue.EINVALID, "At least one of 'config' or 'state' must be provided (or 'caps')")
 	}
-	var caps []venue.Capability
+	var caps []grant
 	if len(p.Caps) > 0 {
 		// Replacing caps is granting them anew: the same check as create.
-		var err error
-		if caps, err = parseCaps(env.Caller().DID, p.Caps); err == nil && caps == nil {
+		given, err := parseCaps(env.Caller().DID, p.Caps)
+		if err == nil && given == nil {
 			err = venue.Errorf(venue.EINVALID, "caps must be a list of {\"with\", \"can\"}; to restore the default give [{\"with\": \"%s\", \"can\": \"*\"}]", env.Caller().DID)
 		}
 		if err == nil {
-			caps, err = checkHeld(env.Context(ctx), env.Engine(), env.Caller().DID, caps)
+			caps, err = checkHeld(env.Context(ctx), env.Engine(), env.Caller().DID, given)
 		}
 		if err != nil {
 			return nil, err
@@ -170,7 +170,7 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		maps.Copy(cfg, over)
 	}
 	// The fork holds the source's caps, which its creator must hold too.
-	caps, err := checkHeld(octx, eng, env.Caller().DID, src.Caps)
+	caps, err := checkHeld(octx, eng, env.Caller().DID, capabilities(src.Caps))
 	if err != nil {
 		return nil, err
 	}
@@ -346,7 +346,7 @@ func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if caps == nil {
 		caps = defaultCaps(env.Caller().DID)
 	}
-	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": caps,
+	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": capsView(caps, a.ms()),
 		"tasks": len(r.Tasks), "timelineLength": len(r.Timeline), "error": r.Error})
 }
 
@@ -414,7 +414,7 @@ func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime
 	}
 	op := opOf(r.Config)
 	owner := plainOwner(env.Caller())
-	out, _, err := callTransition(venue.WithCaller(ctx, owner), eng, agentCaller(owner, r.Caps, r.Config), op, transitionInput(p.AgentID, r, w, true))
+	out, _, err := callTransition(venue.WithCaller(ctx, owner), eng, agentCaller(owner, r.Caps, r.Config, a.ms()), op, transitionInput(p.AgentID, r, w, true))
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Transition %s cannot show its context: %s", op, venue.ErrorMessage(err))
 	}

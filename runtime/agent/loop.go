@@ -169,7 +169,7 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 		r.task = w.tasks[0].JobID
 	}
 	r.mu.Unlock()
-	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config), opOf(rec.Config), in)
+	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config, a.ms()), opOf(rec.Config), in)
 	r.mu.Lock()
 	tool := r.results
 	r.task, r.results = "", nil

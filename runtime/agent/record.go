@@ -28,7 +28,7 @@ type record struct {
 	Sessions map[string]*session `json:"sessions"`
 	Timeline []json.RawMessage   `json:"timeline"`
 	Error    *string             `json:"error"`
-	Caps     []venue.Capability  `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
+	Caps     []grant             `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
 	Created  int64               `json:"created"`
 	Updated  int64               `json:"updated"`
 	Lease    int64               `json:"lease,omitempty"` // when the current run started, while RUNNING
