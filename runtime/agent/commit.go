@@ -73,11 +73,11 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 	for id, tr := range co.tool {
 		results[id] = tr
 	}
-	more := false
+	more, mine := false, false
 	var resolved []string
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
-		if rec == nil {
-			return nil, nil
+		if mine = rec != nil && rec.Gen == r.gen; !mine {
+			return nil, nil // removed, maybe re-created: not the agent this run is for
 		}
 		resolved = resolved[:0]
 		if _, ok := raw["state"]; ok {
@@ -93,8 +93,8 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
 		rec.Updated = a.ms()
 		if rec.Status == Running {
-			progress := len(resolved) > 0 || len(w.msgs) > 0
-			if more = progress && rec.hasWork(); !more {
+			a.markTried(r, w, rec)
+			if more = rec.hasWorkBut(r.tried); !more {
 				rec.Status, rec.Lease = Sleeping, 0
 			}
 		}
@@ -104,12 +104,26 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		a.fail(ctx, r, w, err)
 		return false, err
 	}
-	a.deliver(r.caller.DID, r.id, resolved, results)
+	if !mine {
+		return false, nil
+	}
+	a.deliver(ctx, r, resolved, results)
 	a.answerChat(r, w, outcome{output: out.Result})
 	r.mu.Lock()
 	r.last, r.lastTR = out.Result, results
 	r.mu.Unlock()
 	return more, nil
+}
+
+// markTried notes the items of w the cycle left as they were (a task
+// still queued), so the run picks other work next. The update function may
+// run more than once: marking is idempotent.
+func (a *Agents) markTried(r *run, w work, rec *record) {
+	for _, t := range w.tasks {
+		if rec.Tasks[t.JobID] != nil {
+			r.tried[t.JobID] = true
+		}
+	}
 }
 
 // converse moves the consumed messages and tasks into the session's
@@ -162,20 +176,10 @@ func (a *Agents) entry(co cycleOutcome, w work, result json.RawMessage, results 
 	return b
 }
 
-// deliver hands the resolved tasks of agent id of owner to the task jobs
-// waiting on them here.
-func (a *Agents) deliver(owner, id string, resolved []string, results map[string]taskResult) {
+// deliver ends the task jobs of the tasks the cycle resolved.
+func (a *Agents) deliver(ctx context.Context, r *run, resolved []string, results map[string]taskResult) {
 	for _, job := range resolved {
-		o := outcomeOf(results[job])
-		a.mu.Lock()
-		ch := a.waiters[taskKey(owner, id, job)]
-		a.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- o:
-			default:
-			}
-		}
+		a.endTask(ctx, r.eng, r.caller.DID, r.id, job, outcomeOf(results[job]))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -34,10 +35,8 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	if empty(p.Input) {
 		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty: give the task as a JSON value, e.g. {\"question\": \"...\"}")
 	}
-	if len(p.ResponseSchema) > 0 && string(p.ResponseSchema) != "null" {
-		if _, err := runtime.CompileSchema("responseSchema", p.ResponseSchema); err != nil {
-			return nil, err
-		}
+	if err := checkResponseSchema(p.ResponseSchema); err != nil {
+		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
 	if _, err := live(octx, eng, p.AgentID); err != nil {
@@ -71,12 +70,24 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	return output(map[string]any{"id": rec.ID.String(), "status": rec.Status, "agentId": p.AgentID, "sessionId": sid})
 }
 
+// empty reports whether a task's input is empty, which the spec forbids:
+// absent, null, {}, [] or a string of nothing but white space.
 func empty(v json.RawMessage) bool {
 	switch string(bytes.TrimSpace(v)) {
-	case "", "null", "{}", "[]", `""`:
+	case "", "null", "{}", "[]":
 		return true
 	}
-	return false
+	var s string
+	return json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) == ""
+}
+
+// checkResponseSchema refuses a response schema that does not compile.
+func checkResponseSchema(s json.RawMessage) error {
+	if len(s) == 0 || string(s) == "null" {
+		return nil
+	}
+	_, err := runtime.CompileSchema("responseSchema", s)
+	return err
 }
 
 // sessionFor validates a given session id, or mints one.
@@ -119,6 +130,12 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if empty(p.Input) {
 		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
 	}
+	if err := checkResponseSchema(p.ResponseSchema); err != nil {
+		return nil, err
+	}
+	if err := fromRequest(ctx, env, p.AgentID); err != nil {
+		return nil, err
+	}
 	id := env.JobID().String()
 	key := taskKey(env.Caller().DID, p.AgentID, id)
 	ch := make(chan outcome, 1)
@@ -154,6 +171,28 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	}
 	env.Detach()
 	return a.awaitTask(ctx, octx, eng, p.AgentID, id, ch)
+}
+
+// fromRequest checks that the task job was invoked by agent:request for
+// agent id, which validated it: the task operation is the framework's,
+// never a door of its own.
+func fromRequest(ctx context.Context, env *runtime.Env, id string) error {
+	refuse := venue.Errorf(venue.EINVALID, "%s is the job of a task sent with v/ops/agent/request: invoke that instead", TaskOp)
+	parent, ok := env.Parent()
+	if !ok {
+		return refuse
+	}
+	prec, err := env.Engine().Job(venue.WithCaller(ctx, plainOwner(env.Caller())), parent)
+	if err != nil {
+		return refuse
+	}
+	var in struct {
+		AgentID string `json:"agentId"`
+	}
+	if prec.Name != "agent:request" || json.Unmarshal(prec.Input, &in) != nil || in.AgentID != id {
+		return refuse
+	}
+	return nil
 }
 
 // taskPoll is how often a waiting task reads its agent's record.
@@ -242,7 +281,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		}
 	}
 	cw := &chatWait{msgID: a.newSessionID(), ch: make(chan outcome, 1)}
-	key := runKey(runKey(env.Caller().DID, p.AgentID), sid)
+	key := chatKey(env.Caller().DID, p.AgentID, sid)
 	a.mu.Lock()
 	if a.chats[key] != nil {
 		a.mu.Unlock()
@@ -262,14 +301,38 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	select {
-	case o := <-cw.ch:
-		if o.err != nil {
-			return nil, o.err
+	resp, err := a.awaitChat(ctx, octx, eng, p.AgentID, rec.Gen, cw)
+	if err != nil {
+		return nil, err
+	}
+	return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "response": resp})
+}
+
+// awaitChat waits for the cycle that consumes the chat's message. A run on
+// this node answers over cw.ch, and so do a suspension or deletion here; one
+// on another node shows only in the record, read every taskPoll: an agent
+// suspended, deleted or re-created there will not answer.
+func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, id, gen string, cw *chatWait) (json.RawMessage, error) {
+	tick := time.NewTicker(taskPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case o := <-cw.ch:
+			return o.output, o.err
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-tick.C:
+			r, err := load(octx, eng, id)
+			switch {
+			case err != nil: // the store is unwell: look again later
+			case r == nil || r.Status == Terminated || r.Gen != gen:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
+			case r.Status == Suspended && r.Error != nil:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
+			case r.Status == Suspended:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", id)
+			}
 		}
-		return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "response": o.output})
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
 	}
 }
 
