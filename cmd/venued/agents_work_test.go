@@ -85,6 +85,32 @@ func TestAgents_ChatEndsWhenTheAgentStops(t *testing.T) {
 	})
 }
 
+// TestAgents_SuspendLetsTheCycleInFlightAnswer: a suspension lets the
+// cycle in flight commit, so the chat whose message it consumes gets the
+// answer, not an error.
+func TestAgents_SuspendLetsTheCycleInFlightAnswer(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.out(t, "v/ops/agent/create", `{"agentId": "bot", "config": `+scripted+`}`)
+		done := make(chan reply, 1)
+		go func() {
+			done <- c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/agent/chat", "input": {"agentId": "bot", "message": {"delay": 500}}}`)
+		}()
+		eventually(t, "the agent runs", func() bool { return c.status(t, "bot") == "RUNNING" })
+		c.out(t, "v/ops/agent/suspend", `{"agentId": "bot"}`)
+		select {
+		case r := <-done:
+			if r.status != 200 || !strings.Contains(string(r.body), `"response"`) {
+				t.Fatalf("chat %d %s", r.status, r.body)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the chat was not answered")
+		}
+		if st := c.status(t, "bot"); st != "SUSPENDED" {
+			t.Fatalf("status %s", st)
+		}
+	})
+}
+
 // TestAgents_RemovedAgentsRunCommitsNothing: a run in flight when its
 // agent is removed and a new one made under the name leaves the new one
 // untouched.

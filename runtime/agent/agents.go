@@ -152,13 +152,29 @@ func ownerCtx(c venue.Caller) context.Context {
 	return venue.WithCaller(context.Background(), c)
 }
 
-// endChats fails every chat waiting here on the agent whose run key is
-// key: it was suspended or deleted, so none will be answered.
-func (a *Agents) endChats(key string, err error) {
+// running reports whether the agent whose run key is key has a run in
+// this process.
+func (a *Agents) running(key string) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.runs[key] != nil
+}
+
+// endChats fails every chat waiting here on the agent whose run key is
+// key: it was suspended or deleted, so none will be answered. With
+// spareInFlight, a chat whose message the cycle in flight is consuming is
+// spared: that cycle still commits (a suspension lets it) and answers.
+func (a *Agents) endChats(key string, spareInFlight bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var busy map[string]bool
+	if r := a.runs[key]; r != nil && spareInFlight {
+		r.mu.Lock()
+		busy = r.msgs
+		r.mu.Unlock()
+	}
 	for k, cw := range a.chats {
-		if strings.HasPrefix(k, key+"\x00") {
+		if strings.HasPrefix(k, key+"\x00") && !busy[cw.msgID] {
 			select {
 			case cw.ch <- outcome{err: err}:
 			default:

@@ -236,7 +236,7 @@ func (a *Agents) suspend(ctx context.Context, in json.RawMessage, env *runtime.E
 	if err != nil {
 		return nil, err
 	}
-	a.endChats(runKey(env.Caller().DID, p.AgentID), venue.Errorf(venue.ECONFLICT,
+	a.endChats(runKey(env.Caller().DID, p.AgentID), true, venue.Errorf(venue.ECONFLICT,
 		"Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", p.AgentID))
 	return output(map[string]any{"agentId": p.AgentID, "status": Suspended})
 }
@@ -297,7 +297,7 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 	for _, id := range tasks {
 		a.endTask(octx, env.Engine(), owner, p.AgentID, id, outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID)})
 	}
-	a.endChats(runKey(owner, p.AgentID), venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", p.AgentID))
+	a.endChats(runKey(owner, p.AgentID), false, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", p.AgentID))
 	if p.Remove {
 		return output(map[string]any{"agentId": p.AgentID, "removed": true})
 	}

@@ -29,6 +29,7 @@ type run struct {
 
 	mu      sync.Mutex
 	task    string                // the task in scope of the transition running now
+	msgs    map[string]bool       // ids of the messages the transition running now consumes
 	results map[string]taskResult // framework tool calls of this cycle
 	last    json.RawMessage       // result of the last cycle, for trigger
 	lastTR  map[string]taskResult
@@ -198,11 +199,19 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 	start := a.ms()
 	in := transitionInput(r.id, rec, w, false)
 	r.mu.Lock()
-	r.results = map[string]taskResult{}
+	r.results, r.msgs = map[string]taskResult{}, map[string]bool{}
 	if len(w.tasks) > 0 {
 		r.task = w.tasks[0].JobID
 	}
+	for _, m := range w.msgs {
+		r.msgs[m.ID] = true
+	}
 	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.msgs = nil
+		r.mu.Unlock()
+	}()
 	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config, a.ms()), opOf(rec.Config), in)
 	r.mu.Lock()
 	tool := r.results
@@ -273,7 +282,7 @@ func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
 	})
 	a.answerChat(r, w, outcome{err: venue.Errorf(venue.EINVALID, "Agent %s failed and is suspended: %s", r.id, msg)})
 	if suspended {
-		a.endChats(r.key, venue.Errorf(venue.ECONFLICT, "Agent %s failed on other work and is suspended: %s. Your message stays in its session and is read when the agent resumes (v/ops/agent/resume).", r.id, msg))
+		a.endChats(r.key, false, venue.Errorf(venue.ECONFLICT, "Agent %s failed on other work and is suspended: %s. Your message stays in its session and is read when the agent resumes (v/ops/agent/resume).", r.id, msg))
 	}
 }
 

@@ -301,7 +301,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	resp, err := a.awaitChat(ctx, octx, eng, p.AgentID, rec.Gen, cw)
+	resp, err := a.awaitChat(ctx, octx, eng, runKey(env.Caller().DID, p.AgentID), p.AgentID, rec.Gen, cw)
 	if err != nil {
 		return nil, err
 	}
@@ -311,8 +311,9 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 // awaitChat waits for the cycle that consumes the chat's message. A run on
 // this node answers over cw.ch, and so do a suspension or deletion here; one
 // on another node shows only in the record, read every taskPoll: an agent
-// suspended, deleted or re-created there will not answer.
-func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, id, gen string, cw *chatWait) (json.RawMessage, error) {
+// deleted or re-created will not answer, nor will a suspended one once no
+// run of it is in flight here (a cycle in flight commits, and answers).
+func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, id, gen string, cw *chatWait) (json.RawMessage, error) {
 	tick := time.NewTicker(taskPoll)
 	defer tick.Stop()
 	for {
@@ -327,6 +328,7 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, id, g
 			case err != nil: // the store is unwell: look again later
 			case r == nil || r.Status == Terminated || r.Gen != gen:
 				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
+			case r.Status == Suspended && a.running(key):
 			case r.Status == Suspended && r.Error != nil:
 				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
 			case r.Status == Suspended:
