@@ -90,7 +90,7 @@ func (e *Engine) Copy(ctx context.Context, from, to string) error {
 }
 
 // ordinary checks that the caller may write path with an ordinary lattice
-// write (core:write, delete, append, copy, WebDAV): its own w and o. The
+// write (core:write, delete, append, copy): its own w and o. The
 // agent namespace g/ is the agent engine's alone, which writes it with
 // UpdateTree: an agent's record holds the capabilities it acts with, its
 // status and lease, and the tasks whose jobs it ends, so a record written
