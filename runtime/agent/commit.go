@@ -13,6 +13,7 @@ type transitionOutput struct {
 	State       json.RawMessage       `json:"state"`
 	Result      json.RawMessage       `json:"result"`
 	TaskResults map[string]taskResult `json:"taskResults"`
+	hasState    bool                  // state was present (absent leaves the agent's)
 }
 
 // cycleOutcome is a successful transition, ready to apply.
@@ -66,6 +67,7 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		a.fail(ctx, r, w, err)
 		return false, err
 	}
+	_, out.hasState = raw["state"]
 	results := map[string]taskResult{}
 	for id, tr := range out.TaskResults {
 		results[id] = tr
@@ -79,25 +81,7 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		if mine = rec != nil && rec.Gen == r.gen; !mine {
 			return nil, nil // removed, maybe re-created: not the agent this run is for
 		}
-		resolved = resolved[:0]
-		if _, ok := raw["state"]; ok {
-			rec.State = out.State
-		}
-		for id := range results {
-			if _, ok := rec.Tasks[id]; ok {
-				delete(rec.Tasks, id)
-				resolved = append(resolved, id)
-			}
-		}
-		a.converse(rec, w, out.Result)
-		rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
-		rec.Updated = a.ms()
-		if rec.Status == Running {
-			a.markTried(r, w, rec)
-			if more = rec.hasWorkBut(r.tried); !more {
-				rec.Status, rec.Lease = Sleeping, 0
-			}
-		}
+		resolved, more = a.apply(rec, r, w, co, out, results)
 		return rec, nil
 	})
 	if err != nil {
@@ -113,6 +97,34 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 	r.last, r.lastTR = out.Result, results
 	r.mu.Unlock()
 	return more, nil
+}
+
+// apply changes rec by a cycle's output: new state, resolved tasks
+// removed, the conversation and timeline extended, and back to SLEEPING
+// unless work is left to try. It returns the tasks resolved and whether
+// the run goes on.
+func (a *Agents) apply(rec *record, r *run, w work, co cycleOutcome, out transitionOutput, results map[string]taskResult) ([]string, bool) {
+	var resolved []string
+	if out.hasState {
+		rec.State = out.State
+	}
+	for id := range results {
+		if _, ok := rec.Tasks[id]; ok {
+			delete(rec.Tasks, id)
+			resolved = append(resolved, id)
+		}
+	}
+	a.converse(rec, w, out.Result)
+	rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
+	rec.Updated = a.ms()
+	more := false
+	if rec.Status == Running {
+		a.markTried(r, w, rec)
+		if more = rec.hasWorkBut(r.tried); !more {
+			rec.Status, rec.Lease = Sleeping, 0
+		}
+	}
+	return resolved, more
 }
 
 // markTried notes the items of w the cycle left as they were (a task

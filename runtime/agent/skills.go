@@ -200,6 +200,14 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 		return nil, err
 	}
 	json.Unmarshal(out, &res)
+	if res["importedSkills"], err = writeSkills(ctx, env, skills); err != nil {
+		return nil, err
+	}
+	return output(res)
+}
+
+// writeSkills writes skills checked by readSkills.
+func writeSkills(ctx context.Context, env *runtime.Env, skills []*pendingSkill) ([]*imported, error) {
 	done := []*imported{}
 	for i, sk := range skills {
 		im, err := sk.write(ctx, env)
@@ -208,8 +216,7 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 		}
 		done = append(done, im)
 	}
-	res["importedSkills"] = done
-	return output(res)
+	return done, nil
 }
 
 // readSkills reads and checks every entry of from-skills' skills.

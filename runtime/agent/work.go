@@ -116,24 +116,8 @@ func withSession(out json.RawMessage, sid string) json.RawMessage {
 // task is the task job: it queues itself on the agent, wakes it and waits
 // (without holding a worker) until the agent resolves it.
 func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
-	var p taskParams
-	if err := parse(in, &p); err != nil {
-		return nil, err
-	}
-	if err := checkAgentID("agentId", p.AgentID); err != nil {
-		return nil, err
-	}
-	sid, err := a.sessionFor(p.SessionID)
+	p, sid, err := a.taskInput(ctx, in, env)
 	if err != nil {
-		return nil, err
-	}
-	if empty(p.Input) {
-		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
-	}
-	if err := checkResponseSchema(p.ResponseSchema); err != nil {
-		return nil, err
-	}
-	if err := fromRequest(ctx, env, p.AgentID); err != nil {
 		return nil, err
 	}
 	id := env.JobID().String()
@@ -171,6 +155,29 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	}
 	env.Detach()
 	return a.awaitTask(ctx, octx, eng, p.AgentID, id, ch)
+}
+
+// taskInput reads and checks the task job's input (as agent:request does,
+// for a job invoked any other way is refused) and returns its session.
+func (a *Agents) taskInput(ctx context.Context, in json.RawMessage, env *runtime.Env) (taskParams, string, error) {
+	var p taskParams
+	if err := parse(in, &p); err != nil {
+		return p, "", err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return p, "", err
+	}
+	sid, err := a.sessionFor(p.SessionID)
+	if err != nil {
+		return p, "", err
+	}
+	if empty(p.Input) {
+		return p, "", venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
+	}
+	if err := checkResponseSchema(p.ResponseSchema); err != nil {
+		return p, "", err
+	}
+	return p, sid, fromRequest(ctx, env, p.AgentID)
 }
 
 // fromRequest checks that the task job was invoked by agent:request for
