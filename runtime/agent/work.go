@@ -330,7 +330,7 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-tick.C:
-			r, err := load(octx, eng, id)
+			r, err := peek(octx, eng, id)
 			switch {
 			case err != nil: // the store is unwell: look again later
 			case r == nil || r.Status == Terminated || r.Gen != gen:
@@ -343,6 +343,29 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 			}
 		}
 	}
+}
+
+// peek reads agent id's status, error and generation only (not its
+// sessions and timeline, which a poll has no use for); nil if there is no
+// agent.
+func peek(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
+	r := &record{}
+	for _, f := range []struct {
+		path string
+		dst  any
+	}{{"status", &r.Status}, {"error", &r.Error}, {"gen", &r.Gen}} {
+		res, err := eng.Read(ctx, "g/"+id+"/"+f.path, 0)
+		if err != nil {
+			return nil, err
+		}
+		if res.Exists {
+			json.Unmarshal(res.Value, f.dst)
+		}
+	}
+	if r.Status == "" {
+		return nil, nil
+	}
+	return r, nil
 }
 
 // deliverMessage appends a message to a session's pending queue, minting
