@@ -88,7 +88,17 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 	if r, err := load(ctx, eng, "idle"); err != nil || r.Status != Sleeping {
 		t.Fatalf("the agent without work: %+v %v", r, err)
 	}
-	if res, err := eng.Read(venueCtx(eng), runningPath, 0); err != nil || (res.Exists && string(res.Value) != "{}") {
-		t.Fatalf("the index still notes the agent: %s %v", res.Value, err)
+	for {
+		res, err := eng.Read(venueCtx(eng), runningPath, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Exists || string(res.Value) == "{}" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index still notes the agents: %s", res.Value)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
