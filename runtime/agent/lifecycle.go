@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -366,63 +367,33 @@ func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if err := parse(in, &p); err != nil {
 		return nil, err
 	}
-	eng, octx := env.Engine(), env.Context(ctx)
-	ids, err := agentIDs(octx, eng)
+	// One read of g: a listing of g assembles it whole anyway, and reading
+	// each agent's rows after would cost three reads an agent.
+	res, err := env.Engine().Read(env.Context(ctx), "g", 1<<30)
 	if err != nil {
 		return nil, err
 	}
+	var all map[string]struct {
+		Status string                     `json:"status"`
+		Tasks  map[string]json.RawMessage `json:"tasks"`
+		Error  *string                    `json:"error"`
+	}
+	if res.Exists {
+		json.Unmarshal(res.Value, &all)
+	}
 	agents := []map[string]any{}
-	for _, id := range ids {
-		e := summary(octx, eng, id)
-		if e == nil || (e["status"] == Terminated && !p.IncludeTerminated) {
+	for _, id := range slices.Sorted(maps.Keys(all)) {
+		st := all[id]
+		if st.Status == "" || (st.Status == Terminated && !p.IncludeTerminated) {
 			continue
+		}
+		e := map[string]any{"agentId": id, "status": st.Status, "tasks": len(st.Tasks)}
+		if st.Error != nil {
+			e["error"] = *st.Error
 		}
 		agents = append(agents, e)
 	}
 	return output(map[string]any{"agents": agents, "total": len(agents)})
-}
-
-// listPage is how many agent ids list reads from the lattice at a time.
-const listPage = 1000
-
-// agentIDs lists every key of the caller's g, a page at a time.
-func agentIDs(ctx context.Context, eng *runtime.Engine) ([]string, error) {
-	var ids []string
-	for {
-		ls, err := eng.List(ctx, "g", len(ids), listPage)
-		if err != nil {
-			return nil, err
-		}
-		ids = append(ids, ls.Keys...)
-		if len(ls.Keys) < listPage || len(ids) >= ls.Count {
-			return ids, nil
-		}
-	}
-}
-
-// summary is list's entry for agent id, nil if there is no agent there.
-func summary(ctx context.Context, eng *runtime.Engine, id string) map[string]any {
-	var st struct {
-		Status string
-		Tasks  map[string]any
-		Error  *string
-	}
-	for _, f := range []struct {
-		path string
-		dst  any
-	}{{"status", &st.Status}, {"tasks", &st.Tasks}, {"error", &st.Error}} {
-		if res, err := eng.Read(ctx, "g/"+id+"/"+f.path, 0); err == nil && res.Exists {
-			json.Unmarshal(res.Value, f.dst)
-		}
-	}
-	if st.Status == "" {
-		return nil
-	}
-	e := map[string]any{"agentId": id, "status": st.Status, "tasks": len(st.Tasks)}
-	if st.Error != nil {
-		e["error"] = *st.Error
-	}
-	return e
 }
 
 // contextOp asks the agent's transition what it would send, without
