@@ -53,17 +53,20 @@ func (a *Agents) note(eng *runtime.Engine, owner, id string, running bool) {
 // agent found RUNNING is RUNNING no longer (nothing runs it now); on a
 // shared one another node may be running it, and it is taken over only
 // once its lease is old.
+// An entry that does not decode is skipped: the venue starts whatever the
+// index holds.
 func (a *Agents) Start(ctx context.Context, eng *runtime.Engine) error {
-	res, err := eng.Read(venueCtx(eng), runningPath, 0)
+	res, err := eng.Read(venue.WithCaller(ctx, venue.Caller{DID: eng.Identity().DID}), runningPath, 1<<30)
 	if err != nil || !res.Exists {
 		return err
 	}
-	var entries map[string]runningEntry
-	if err := json.Unmarshal(res.Value, &entries); err != nil {
-		return venue.Errorf(venue.EINVALID, "The venue's index of running agents at %s is damaged: %v", runningPath, err)
-	}
-	for _, e := range entries {
-		a.restart(eng, e)
+	var entries map[string]json.RawMessage
+	json.Unmarshal(res.Value, &entries)
+	for _, raw := range entries {
+		var e runningEntry
+		if json.Unmarshal(raw, &e) == nil && e.Owner != "" && checkAgentID("agentId", e.AgentID) == nil {
+			a.restart(eng, e)
+		}
 	}
 	return nil
 }
@@ -82,10 +85,9 @@ func (a *Agents) restart(eng *runtime.Engine, e runningEntry) {
 		r.Status, r.Lease, r.Updated, status = Sleeping, 0, a.ms(), Sleeping
 		return r, nil
 	})
-	if status == Running {
-		return // another node's run, maybe: its note stays
-	}
-	if r, err := a.wake(octx, eng, e.AgentID, false); err != nil || r == nil {
+	// Still RUNNING (on a shared store) is maybe another node's run: it
+	// is taken over only if its lease is old, and its note stays.
+	if r, err := a.wake(octx, eng, e.AgentID, false); (err != nil || r == nil) && status != Running {
 		a.note(eng, e.Owner, e.AgentID, false)
 	}
 }
