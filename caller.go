@@ -1,6 +1,9 @@
 package venue
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Caller is who makes a request: a DID, and whether the venue authenticated
 // it or treats it as the shared anonymous identity.
@@ -19,6 +22,10 @@ type Authority struct {
 	// Grants are capabilities on other owners' resources that the caller
 	// proved with UCANs; its own namespace needs none.
 	Grants []Capability
+	// Until holds, for each of Grants, when the proof behind it expires
+	// (the earliest exp of its UCAN chain); a zero time, or no entry, means
+	// it does not. Whoever hands a grant on (an agent's caps) keeps it.
+	Until []time.Time
 	// Bound, when not nil, confines the caller to these capabilities, even
 	// in its own namespace: an agent acting on delegated authority.
 	Bound []Capability
@@ -40,11 +47,56 @@ func (c Caller) Bound() []Capability {
 	return c.Authority.Bound
 }
 
-// WithGrants returns c also holding grants.
+// WithGrants returns c also holding grants, which do not expire.
 func (c Caller) WithGrants(grants ...Capability) Caller {
-	a := Authority{Bound: c.Bound(), Grants: append(append([]Capability(nil), c.Grants()...), grants...)}
+	return c.WithGrantsUntil(time.Time{}, grants...)
+}
+
+// WithGrantsUntil returns c also holding grants, proved until until (zero:
+// no expiry).
+func (c Caller) WithGrantsUntil(until time.Time, grants ...Capability) Caller {
+	old := c.Grants()
+	a := Authority{Bound: c.Bound(), Grants: append(append([]Capability(nil), old...), grants...), Until: c.until()}
+	for len(a.Until) < len(old) {
+		a.Until = append(a.Until, time.Time{})
+	}
+	for range grants {
+		a.Until = append(a.Until, until)
+	}
 	c.Authority = &a
 	return c
+}
+
+// GrantedUntil reports until when c's grants prove ability can on with:
+// the latest expiry among the grants that cover it, zero if one of them
+// does not expire, and false if none covers it.
+func (c Caller) GrantedUntil(with, can string) (time.Time, bool) {
+	var until time.Time
+	found := false
+	for i, g := range c.Grants() {
+		if !g.Covers(with, can) {
+			continue
+		}
+		var u time.Time
+		if i < len(c.Authority.Until) {
+			u = c.Authority.Until[i]
+		}
+		if u.IsZero() {
+			return time.Time{}, true
+		}
+		if !found || u.After(until) {
+			until = u
+		}
+		found = true
+	}
+	return until, found
+}
+
+func (c Caller) until() []time.Time {
+	if c.Authority == nil {
+		return nil
+	}
+	return append([]time.Time(nil), c.Authority.Until...)
 }
 
 // Bounded returns c confined to bound (an agent acting for c with the
@@ -53,7 +105,7 @@ func (c Caller) Bounded(bound []Capability) Caller {
 	if bound == nil {
 		bound = []Capability{}
 	}
-	a := Authority{Grants: c.Grants(), Bound: bound}
+	a := Authority{Grants: c.Grants(), Until: c.until(), Bound: bound}
 	c.Authority = &a
 	return c
 }

@@ -88,28 +88,33 @@ func (e *Engine) WithProofs(ctx context.Context, tokens []string) (context.Conte
 	if err != nil {
 		return ctx, err
 	}
-	grants, err := e.prove(c.DID, tokens)
+	proved, err := e.prove(c.DID, tokens)
 	if err != nil {
 		return ctx, err
 	}
-	return venue.WithCaller(ctx, c.WithGrants(grants...)), nil
+	for _, tok := range proved {
+		// A token expires no later than its proofs (the verifier refuses
+		// one that outlives them), so its exp is its chain's earliest.
+		c = c.WithGrantsUntil(tok.Expires, tok.Grants...)
+	}
+	return venue.WithCaller(ctx, c), nil
 }
 
-// prove verifies tokens presented by did and returns their grants.
-func (e *Engine) prove(did string, tokens []string) ([]venue.Capability, error) {
+// prove verifies tokens presented by did.
+func (e *Engine) prove(did string, tokens []string) ([]*ucan.Token, error) {
 	if len(tokens) > ucan.MaxProofs {
 		return nil, venue.Errorf(venue.EINVALID, "%d UCANs sent; the limit is %d", len(tokens), ucan.MaxProofs)
 	}
 	v := e.Verifier()
-	var grants []venue.Capability
+	proved := make([]*ucan.Token, 0, len(tokens))
 	for i, t := range tokens {
 		tok, err := v.Verify(t, did)
 		if err != nil {
 			return nil, venue.Errorf(venue.ErrorCode(err), "ucans[%d]: %s", i, venue.ErrorMessage(err))
 		}
-		grants = append(grants, tok.Grants...)
+		proved = append(proved, tok)
 	}
-	return grants, nil
+	return proved, nil
 }
 
 // Verifier returns a UCAN verifier that knows the venue's own key, so

@@ -74,6 +74,9 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 	if st := j.rec.Status; st.Terminal() || st == venue.StatusPaused {
 		return
 	}
+	if context.Cause(ctx) == errShutdown && e.outlives(j.op) {
+		return // open in the store for its Outliver to settle after the restart
+	}
 	if err == nil {
 		out, err = e.checkOutput(out)
 	}

@@ -15,9 +15,10 @@ const DefaultMaxValueSize = 4 << 20
 // Write stores value at path in the caller's lattice, creating the maps on
 // the way (a value stored at an ancestor is edited in place).
 // Returns EINVALID for a malformed path or value, EFORBIDDEN for a
-// namespace the caller cannot write, ETOOLARGE past the value size limit.
+// namespace the caller cannot write (g/ among them: see ordinary),
+// ETOOLARGE past the value size limit.
 func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) error {
-	c, p, err := e.writable(ctx, path)
+	c, p, err := e.ordinary(ctx, path)
 	if err != nil {
 		return err
 	}
@@ -33,7 +34,7 @@ func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) 
 // Delete removes the value at path from the caller's lattice and reports
 // whether there was one.
 func (e *Engine) Delete(ctx context.Context, path string) (bool, error) {
-	c, p, err := e.writable(ctx, path)
+	c, p, err := e.ordinary(ctx, path)
 	if err != nil {
 		return false, err
 	}
@@ -50,7 +51,7 @@ func (e *Engine) Delete(ctx context.Context, path string) (bool, error) {
 // if nothing is there, and returns its index.
 // Returns EINVALID if a value other than a vector is there.
 func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage) (int, error) {
-	c, p, err := e.writable(ctx, path)
+	c, p, err := e.ordinary(ctx, path)
 	if err != nil {
 		return 0, err
 	}
@@ -86,6 +87,20 @@ func (e *Engine) Copy(ctx context.Context, from, to string) error {
 		return venue.Errorf(venue.ETOOLARGE, "Cannot copy %s: its %d bytes exceed the value size limit", from, res.ValueBytes)
 	}
 	return e.Write(ctx, to, res.Value)
+}
+
+// ordinary checks that the caller may write path with an ordinary lattice
+// write (core:write, delete, append, copy): its own w and o. The
+// agent namespace g/ is the agent engine's alone, which writes it with
+// UpdateTree: an agent's record holds the capabilities it acts with, its
+// status and lease, and the tasks whose jobs it ends, so a record written
+// by hand could claim another user's data or skip agent:create's checks.
+func (e *Engine) ordinary(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
+	c, p, err := e.writable(ctx, path)
+	if err == nil && p.Namespace() == venue.NSAgents {
+		err = venue.Errorf(venue.EFORBIDDEN, "Agent state under g/ is changed by the agent operations only: use v/ops/agent/create, update, delete (and the others of v/ops/agent) instead of writing %s", p)
+	}
+	return c, p, err
 }
 
 // writable checks that the caller may write path: its own w, o and g.

@@ -68,7 +68,7 @@ func (e *Engine) adopt(j *job) {
 
 // recover fails the jobs a previous run of a single-node venue left
 // unfinished: nothing runs them any more, and a client polling one must
-// learn that rather than wait forever.
+// learn that rather than wait forever. An Outliver's job stays open.
 func (e *Engine) recover(ctx context.Context) error {
 	if !e.cfg.SingleNode {
 		return nil
@@ -82,6 +82,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		rec, err := decodeRow(r)
 		if err != nil {
 			return err
+		}
+		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil && e.outlives(op) {
+			continue
 		}
 		n := rec.Next(venue.StatusFailed, e.ms())
 		n.Error = "The venue restarted before the job finished"

@@ -155,7 +155,7 @@ func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error)
 			return verdict{}, err
 		}
 	}
-	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrants(u.Grants...), expires: u.Expires, once: jti != ""}, nil
+	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...), expires: u.Expires, once: jti != ""}, nil
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured

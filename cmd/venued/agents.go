@@ -1,6 +1,9 @@
 package main
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/agent"
 	"github.com/gridvenue/venue/runtime/agent/llm"
@@ -18,11 +21,21 @@ func (m *Main) addAgents(o *operations) error {
 	}
 	o.catalog = append(o.catalog, agent.TemplateEntries()...)
 	agents := agent.New(agent.Config{SingleNode: m.store.Dialect() == "sqlite"})
+	m.agents = agents
 	for fam, ex := range agents.Executors() {
 		o.execs[fam] = ex
 	}
 	for fam, ex := range llm.Executors() {
 		o.execs[fam] = ex
+	}
+	return nil
+}
+
+// startAgents takes up the agents a previous run of the venue left in a
+// run, once the engine is up.
+func (m *Main) startAgents(ctx context.Context) error {
+	if err := m.agents.Start(ctx, m.engine); err != nil {
+		return fmt.Errorf("start agents: %w", err)
 	}
 	return nil
 }

@@ -320,6 +320,12 @@ func surviveRestart(t *testing.T, store string) {
 	c.out(t, "v/ops/agent/request", `{"agentId": "keeper", "input": {"n": 1}}`)
 	c.out(t, "v/ops/agent/suspend", `{"agentId": "keeper"}`)
 	sid := c.out(t, "v/ops/agent/message", `{"agentId": "keeper", "message": "while you were out"}`)["sessionId"].(string)
+	// A task queued before the restart, and one whose run the restart cuts
+	// short: their jobs stay open and end with the agents' results.
+	queued := c.out(t, "v/ops/agent/request", `{"agentId": "keeper", "input": {"n": "queued"}, "timeout": 0}`)["id"].(string)
+	c.out(t, "v/ops/agent/create", `{"agentId": "busy", "config": `+scripted+`}`)
+	cut := c.out(t, "v/ops/agent/request", `{"agentId": "busy", "input": {"n": "cut", "delay": 1000}, "timeout": 0}`)["id"].(string)
+	eventually(t, "busy runs", func() bool { return c.status(t, "busy") == "RUNNING" })
 	before := c.out(t, "v/ops/agent/info", `{"agentId": "keeper"}`)
 	if err := m.Close(); err != nil {
 		t.Fatal(err)
@@ -327,18 +333,25 @@ func surviveRestart(t *testing.T, store string) {
 	m = MustRunMain(t, store, sameURL)
 	c = newClient(m)
 	after := c.out(t, "v/ops/agent/info", `{"agentId": "keeper"}`)
-	if !jsonSame(mustJSON(before), mustJSON(after)) || after["status"] != "SUSPENDED" || after["timelineLength"] != 1.0 {
+	if !jsonSame(mustJSON(before), mustJSON(after)) || after["status"] != "SUSPENDED" || after["timelineLength"] != 1.0 || after["tasks"] != 1.0 {
 		t.Fatalf("before %v, after %v", before, after)
 	}
 	if p := string(c.read(t, "g/keeper/sessions/"+sid+"/pending")); !strings.Contains(p, "while you were out") {
 		t.Fatalf("pending %s", p)
 	}
+	if out := c.out(t, "v/ops/grid/job-result", `{"id": "`+cut+`", "timeout": 10000}`); !jsonSame(mustJSON(out["echo"]), json.RawMessage(`{"n":"cut","delay":1000}`)) {
+		t.Fatalf("the run the restart cut short: %v", out)
+	}
+	eventually(t, "busy sleeps again", func() bool { return c.status(t, "busy") == "SLEEPING" })
 	c.out(t, "v/ops/agent/resume", `{"agentId": "keeper"}`)
 	eventually(t, "the message is consumed after the restart", func() bool {
 		return string(c.read(t, "g/keeper/sessions/"+sid+"/pending")) == "[]"
 	})
+	if out := c.out(t, "v/ops/grid/job-result", `{"id": "`+queued+`", "timeout": 10000}`); !jsonSame(mustJSON(out["echo"]), json.RawMessage(`{"n":"queued"}`)) {
+		t.Fatalf("the task queued before the restart: %v", out)
+	}
 	out := c.out(t, "v/ops/agent/request", `{"agentId": "keeper", "input": {"n": 2}}`)
-	if out["run"] != 3.0 {
+	if out["run"] != 4.0 {
 		t.Fatalf("state did not carry over: %v", out)
 	}
 }

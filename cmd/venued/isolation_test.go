@@ -41,9 +41,11 @@ func TestIsolation_Matrix(t *testing.T) {
 		waitJob(t, alice, paused.ID, "INPUT_REQUIRED")
 		mustOK(t, alice.do(t, "PUT", "/api/v1/jobs/"+paused.ID+"/pause", nil))
 		mustOK(t, alice.do(t, "PUT", "/api/v1/secrets/ALICE_KEY", `{"value": "alice-secret-value"}`))
-		for _, p := range []string{"w/notes", "o/pin", "g/helper/state"} {
+		for _, p := range []string{"w/notes", "o/pin"} {
 			mustOK(t, alice.run(t, "v/ops/core/write", `{"path": "`+p+`", "value": "alice-private"}`))
 		}
+		// g/ is written by the agent operations only.
+		mustOK(t, alice.run(t, "v/ops/agent/create", `{"agentId": "helper", "state": "alice-private"}`))
 		for _, c := range []*client{bob, anon} {
 			mustOK(t, c.run(t, "v/ops/core/write", `{"path": "w/mine", "value": "planted"}`))
 		}

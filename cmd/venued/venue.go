@@ -17,6 +17,7 @@ import (
 	"github.com/gridvenue/venue/api/auth"
 	"github.com/gridvenue/venue/api/rest"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/runtime/agent"
 	"github.com/gridvenue/venue/runtime/mcpbridge"
 	"github.com/gridvenue/venue/runtime/outbound"
 	"github.com/gridvenue/venue/sql"
@@ -41,6 +42,7 @@ type Main struct {
 	cancelRequests context.CancelFunc
 	mcp            mcpLink // the bridge tells the MCP door of changed tools
 	bridge         *mcpbridge.Bridge
+	agents         *agent.Agents
 }
 
 // NewMain returns a Main for cfg, logging to stderr.
@@ -124,6 +126,9 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
+	if err := m.startAgents(ctx); err != nil {
+		return nil, err
+	}
 	authOpts := m.Config.authOptions()
 	authOpts.Logger = m.Logger
 	if m.auth, err = auth.New(m.engine, authOpts); err != nil {
@@ -180,8 +185,14 @@ func (m *Main) Close() error {
 	if m.auth != nil {
 		m.auth.Close()
 	}
+	if m.agents != nil {
+		m.agents.Close() // before the engine stops the runs' transitions
+	}
 	if m.engine != nil {
 		errs = append(errs, m.engine.Close())
+	}
+	if m.agents != nil {
+		m.agents.Drain(5 * time.Second) // the runs the engine stopped record it, in the store still open
 	}
 	if m.bridge != nil {
 		m.bridge.Close() // after the engine: no call is left to hand a session back

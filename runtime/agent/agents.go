@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -31,8 +32,9 @@ type Agents struct {
 	cfg     Config
 	mu      sync.Mutex
 	runs    map[string]*run         // owner + agent → the run in this process
-	waiters map[string]chan outcome // task job id → its request
+	waiters map[string]chan outcome // owner + agent + task job id → the task job waiting here
 	chats   map[string]*chatWait    // owner + agent + session → the chat in flight
+	closing bool                    // the venue is shutting down: a run it stops is no failure
 }
 
 // New returns an agent engine.
@@ -61,6 +63,14 @@ type chatWait struct {
 func (a *Agents) ms() int64 { return a.cfg.Now().UnixMilli() }
 
 func runKey(owner, id string) string { return owner + "\x00" + id }
+
+// chatKey names the chat in flight on session sid of agent id of owner.
+func chatKey(owner, id, sid string) string { return runKey(runKey(owner, id), sid) }
+
+// taskKey names the task job id of agent id of owner. A task is ended only
+// through its own agent: a job id alone, from whatever record, reaches no
+// other owner's or agent's task.
+func taskKey(owner, id, job string) string { return runKey(runKey(owner, id), job) }
 
 // newSessionID mints a hex id ordered by time, as job ids are.
 func (a *Agents) newSessionID() string {
@@ -140,4 +150,79 @@ func parse(in json.RawMessage, p any) error {
 // (a run of the loop).
 func ownerCtx(c venue.Caller) context.Context {
 	return venue.WithCaller(context.Background(), c)
+}
+
+// running reports whether the agent whose run key is key has a run in
+// this process.
+func (a *Agents) running(key string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.runs[key] != nil
+}
+
+// endChats fails every chat waiting here on the agent whose run key is
+// key: it was suspended or deleted, so none will be answered. With
+// spareInFlight, a chat whose message the cycle in flight is consuming is
+// spared: that cycle still commits (a suspension lets it) and answers.
+func (a *Agents) endChats(key string, spareInFlight bool, err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var busy map[string]bool
+	if r := a.runs[key]; r != nil && spareInFlight {
+		r.mu.Lock()
+		busy = r.msgs
+		r.mu.Unlock()
+	}
+	for k, cw := range a.chats {
+		if strings.HasPrefix(k, key+"\x00") && !busy[cw.msgID] {
+			select {
+			case cw.ch <- outcome{err: err}:
+			default:
+			}
+		}
+	}
+}
+
+// endTask ends task job of agent id of owner (in ctx) with o: through the
+// task job if it waits here, else in the store, where a restart left it
+// open or another node holds it.
+func (a *Agents) endTask(ctx context.Context, eng *runtime.Engine, owner, id, job string, o outcome) {
+	a.mu.Lock()
+	ch := a.waiters[taskKey(owner, id, job)]
+	a.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- o:
+		default:
+		}
+		return
+	}
+	jid, err := venue.ParseJobID(job)
+	if err != nil {
+		return
+	}
+	status, msg := venue.StatusComplete, ""
+	if o.err != nil {
+		status, msg = venue.StatusFailed, venue.ErrorMessage(o.err)
+	}
+	eng.Settle(ctx, jid, status, o.output, msg)
+}
+
+// taskOpen reports whether job is an open task job of agent id, of the
+// owner in ctx. A job that has ended, or that is not that agent's task,
+// is not; a store that cannot say now leaves the task be.
+func (a *Agents) taskOpen(ctx context.Context, eng *runtime.Engine, id, job string) bool {
+	jid, err := venue.ParseJobID(job)
+	if err != nil {
+		return false
+	}
+	rec, err := eng.Job(ctx, jid)
+	if err != nil {
+		return venue.ErrorCode(err) != venue.ENOTFOUND
+	}
+	var in struct {
+		AgentID string `json:"agentId"`
+	}
+	json.Unmarshal(rec.Input, &in)
+	return !rec.Status.Terminal() && rec.Name == "agent:task" && in.AgentID == id
 }

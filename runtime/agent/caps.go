@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -72,10 +73,36 @@ func resolveWith(owner, with string) (string, error) {
 	return did + "/" + p.String(), nil
 }
 
+// grant is a capability an agent holds, kept in its record. Expires is
+// when the proof of one beyond the owner's namespace expires (ms since the
+// epoch: the earliest exp of the UCAN chain its creator presented); zero
+// for one in the owner's own namespace, which needs no proof.
+type grant struct {
+	With    string `json:"with"`
+	Can     string `json:"can"`
+	Expires int64  `json:"expires,omitempty"`
+}
+
+func (g grant) capability() venue.Capability { return venue.Capability{With: g.With, Can: g.Can} }
+
+// lapsed reports whether the grant's proof has expired at now (ms).
+func (g grant) lapsed(now int64) bool { return g.Expires > 0 && g.Expires <= now }
+
+func capabilities(gs []grant) []venue.Capability {
+	if gs == nil {
+		return nil
+	}
+	out := make([]venue.Capability, len(gs))
+	for i, g := range gs {
+		out[i] = g.capability()
+	}
+	return out
+}
+
 // defaultCaps is what an agent created without caps holds: everything in
 // its owner's namespace, nothing beyond it.
-func defaultCaps(owner string) []venue.Capability {
-	return []venue.Capability{{With: owner, Can: "*"}}
+func defaultCaps(owner string) []grant {
+	return []grant{{With: owner, Can: "*"}}
 }
 
 // capsFor returns the caps an agent will hold, given or by default,
@@ -83,7 +110,7 @@ func defaultCaps(owner string) []venue.Capability {
 // Returns EINVALID for malformed caps and the capability check's error
 // (EFORBIDDEN, or EUNAUTHORIZED for an anonymous creator) naming the cap
 // the creator lacks.
-func capsFor(ctx context.Context, eng *runtime.Engine, owner string, raw json.RawMessage) ([]venue.Capability, error) {
+func capsFor(ctx context.Context, eng *runtime.Engine, owner string, raw json.RawMessage) ([]grant, error) {
 	caps, err := parseCaps(owner, raw)
 	if err != nil {
 		return nil, err
@@ -94,49 +121,75 @@ func capsFor(ctx context.Context, eng *runtime.Engine, owner string, raw json.Ra
 // checkHeld checks that the caller in ctx holds every one of caps (nil:
 // the default), so that nobody gives an agent more than they have: an
 // owner holds everything in its own namespace, and beyond it what the
-// UCANs of its call prove.
-func checkHeld(ctx context.Context, eng *runtime.Engine, owner string, caps []venue.Capability) ([]venue.Capability, error) {
+// UCANs of its call prove. A cap beyond the owner's namespace keeps the
+// expiry of the proof it rests on.
+func checkHeld(ctx context.Context, eng *runtime.Engine, owner string, caps []venue.Capability) ([]grant, error) {
 	given := caps != nil
 	if !given {
-		caps = defaultCaps(owner)
+		caps = capabilities(defaultCaps(owner))
 	}
-	for i, c := range caps {
-		if err := eng.Authorize(ctx, c.With, c.Can); err != nil {
+	c, _ := venue.CallerFrom(ctx)
+	out := make([]grant, len(caps))
+	for i, cp := range caps {
+		if err := eng.Authorize(ctx, cp.With, cp.Can); err != nil {
 			what := "caps[" + strconv.Itoa(i) + "]"
 			if !given {
 				what = "the default caps (everything in your namespace; give caps to grant less)"
 			}
 			return nil, venue.Errorf(venue.ErrorCode(err), "An agent cannot be granted more than its creator holds: %s: %s", what, venue.ErrorMessage(err))
 		}
+		out[i] = grant{With: cp.With, Can: cp.Can}
+		if until, ok := c.GrantedUntil(cp.With, cp.Can); ok && venue.Owner(cp.With) != owner && !until.IsZero() {
+			out[i].Expires = until.UnixMilli()
+		}
 	}
-	return caps, nil
+	return out, nil
 }
 
-// agentCaller is who an agent's transition and tool calls act as: its
-// owner, holding the agent's caps beyond the owner's namespace (the creator
-// proved them at create), and confined to the caps, plus the one the
-// machinery needs to run the transition and its tools: invoke on the
-// owner's jobs, and use of the provider key its config names. A record without caps (made before caps existed) holds the
-// default.
-func agentCaller(owner venue.Caller, caps []venue.Capability, cfg map[string]any) venue.Caller {
+// agentCaller is who an agent's transition and tool calls act as at now
+// (ms): its owner, holding the agent's caps beyond the owner's namespace
+// (the creator proved them at create) until their proof expires, and
+// confined to the caps, plus the one the machinery needs to run the
+// transition and its tools: invoke on the owner's jobs, and use of the
+// provider key its config names. A record without caps (made before caps
+// existed) holds the default. A cap beyond the owner's namespace with no
+// expiry proves nothing by itself: it only bounds (the venue's admins hold
+// venue-wide abilities as themselves, not by a grant).
+func agentCaller(owner venue.Caller, caps []grant, cfg map[string]any, now int64) venue.Caller {
 	if caps == nil {
 		caps = defaultCaps(owner.DID)
 	}
 	c := venue.Caller{DID: owner.DID, Anonymous: owner.Anonymous}
-	var foreign []venue.Capability
-	for _, cp := range caps {
-		if venue.Owner(cp.With) != owner.DID {
-			foreign = append(foreign, cp)
+	bound := []venue.Capability{{With: owner.DID + "/" + venue.NSJobs, Can: venue.AbilityInvoke}}
+	for _, g := range caps {
+		if g.lapsed(now) {
+			continue
 		}
+		if venue.Owner(g.With) != owner.DID && g.Expires > 0 {
+			c = c.WithGrantsUntil(time.UnixMilli(g.Expires), g.capability())
+		}
+		bound = append(bound, g.capability())
 	}
-	if len(foreign) > 0 {
-		c = c.WithGrants(foreign...)
-	}
-	bound := append([]venue.Capability{{With: owner.DID + "/" + venue.NSJobs, Can: venue.AbilityInvoke}}, caps...)
 	for _, k := range keySecrets(cfg) {
 		bound = append(bound, venue.Capability{With: owner.DID + "/" + venue.NSSecrets + "/" + k, Can: venue.AbilityRead})
 	}
 	return c.Bounded(bound)
+}
+
+// capsView is how info shows an agent's caps: each with its expiry, if
+// any, and "expired": true once that has passed.
+func capsView(caps []grant, now int64) []map[string]any {
+	out := make([]map[string]any, len(caps))
+	for i, g := range caps {
+		out[i] = map[string]any{"with": g.With, "can": g.Can}
+		if g.Expires > 0 {
+			out[i]["expires"] = g.Expires
+		}
+		if g.lapsed(now) {
+			out[i]["expired"] = true
+		}
+	}
+	return out
 }
 
 // keySecrets are the secrets an LLM transition uses for its provider key:

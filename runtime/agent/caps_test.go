@@ -47,8 +47,8 @@ func TestParseCaps(t *testing.T) {
 }
 
 func TestAgentCaller(t *testing.T) {
-	c := agentCaller(venue.Caller{DID: owner}, []venue.Capability{
-		{With: owner + "/w/notes", Can: "crud/read"}, {With: "did:key:z6MkBob/w/x", Can: "crud/read"}}, map[string]any{"provider": "anthropic"})
+	c := agentCaller(venue.Caller{DID: owner}, []grant{
+		{With: owner + "/w/notes", Can: "crud/read"}, {With: "did:key:z6MkBob/w/x", Can: "crud/read", Expires: 2000}}, map[string]any{"provider": "anthropic"}, 1000)
 	if !venue.Holds(c.Bound(), owner+"/j", venue.AbilityInvoke) || venue.Holds(c.Bound(), owner+"/w/other", "crud/read") ||
 		!venue.Holds(c.Bound(), owner+"/s/ANTHROPIC_API_KEY", "crud/read") || venue.Holds(c.Bound(), owner+"/s/OPENAI_API_KEY", "crud/read") {
 		t.Fatalf("bound %v", c.Bound())
@@ -56,7 +56,17 @@ func TestAgentCaller(t *testing.T) {
 	if len(c.Grants()) != 1 || c.Grants()[0].With != "did:key:z6MkBob/w/x" {
 		t.Fatalf("grants %v", c.Grants())
 	}
-	if d := agentCaller(venue.Caller{DID: owner}, nil, nil); !venue.Holds(d.Bound(), owner+"/w/any", "crud/write") || len(d.Grants()) != 0 {
+	// At 2000 the foreign cap's proof has expired: held neither as a grant
+	// nor within the bound.
+	if late := agentCaller(venue.Caller{DID: owner}, []grant{{With: "did:key:z6MkBob/w/x", Can: "crud/read", Expires: 2000}}, nil, 2000); len(late.Grants()) != 0 ||
+		venue.Holds(late.Bound(), "did:key:z6MkBob/w/x", "crud/read") {
+		t.Fatalf("an expired cap is held: %+v", late.Authority)
+	}
+	// A foreign cap with no expiry (no proof behind it) only bounds.
+	if bare := agentCaller(venue.Caller{DID: owner}, []grant{{With: "did:key:z6MkBob/w/x", Can: "crud/read"}}, nil, 1000); len(bare.Grants()) != 0 {
+		t.Fatalf("an unproved cap became a grant: %+v", bare.Authority)
+	}
+	if d := agentCaller(venue.Caller{DID: owner}, nil, nil, 1000); !venue.Holds(d.Bound(), owner+"/w/any", "crud/write") || len(d.Grants()) != 0 {
 		t.Fatalf("default %v", d.Authority)
 	}
 }

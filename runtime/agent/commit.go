@@ -13,6 +13,7 @@ type transitionOutput struct {
 	State       json.RawMessage       `json:"state"`
 	Result      json.RawMessage       `json:"result"`
 	TaskResults map[string]taskResult `json:"taskResults"`
+	hasState    bool                  // state was present (absent leaves the agent's)
 }
 
 // cycleOutcome is a successful transition, ready to apply.
@@ -66,6 +67,7 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 		a.fail(ctx, r, w, err)
 		return false, err
 	}
+	_, out.hasState = raw["state"]
 	results := map[string]taskResult{}
 	for id, tr := range out.TaskResults {
 		results[id] = tr
@@ -73,43 +75,67 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 	for id, tr := range co.tool {
 		results[id] = tr
 	}
-	more := false
+	more, mine := false, false
 	var resolved []string
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
-		if rec == nil {
-			return nil, nil
+		if mine = rec != nil && rec.Gen == r.gen; !mine {
+			return nil, nil // removed, maybe re-created: not the agent this run is for
 		}
-		resolved = resolved[:0]
-		if _, ok := raw["state"]; ok {
-			rec.State = out.State
-		}
-		for id := range results {
-			if _, ok := rec.Tasks[id]; ok {
-				delete(rec.Tasks, id)
-				resolved = append(resolved, id)
-			}
-		}
-		a.converse(rec, w, out.Result)
-		rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
-		rec.Updated = a.ms()
-		if rec.Status == Running {
-			progress := len(resolved) > 0 || len(w.msgs) > 0
-			if more = progress && rec.hasWork(); !more {
-				rec.Status, rec.Lease = Sleeping, 0
-			}
-		}
+		resolved, more = a.apply(rec, r, w, co, out, results)
 		return rec, nil
 	})
 	if err != nil {
 		a.fail(ctx, r, w, err)
 		return false, err
 	}
-	a.deliver(resolved, results)
+	if !mine {
+		return false, nil
+	}
+	a.deliver(ctx, r, resolved, results)
 	a.answerChat(r, w, outcome{output: out.Result})
 	r.mu.Lock()
 	r.last, r.lastTR = out.Result, results
 	r.mu.Unlock()
 	return more, nil
+}
+
+// apply changes rec by a cycle's output: new state, resolved tasks
+// removed, the conversation and timeline extended, and back to SLEEPING
+// unless work is left to try. It returns the tasks resolved and whether
+// the run goes on.
+func (a *Agents) apply(rec *record, r *run, w work, co cycleOutcome, out transitionOutput, results map[string]taskResult) ([]string, bool) {
+	var resolved []string
+	if out.hasState {
+		rec.State = out.State
+	}
+	for id := range results {
+		if _, ok := rec.Tasks[id]; ok {
+			delete(rec.Tasks, id)
+			resolved = append(resolved, id)
+		}
+	}
+	a.converse(rec, w, out.Result)
+	rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
+	rec.Updated = a.ms()
+	more := false
+	if rec.Status == Running {
+		a.markTried(r, w, rec)
+		if more = rec.hasWorkBut(r.tried); !more {
+			rec.Status, rec.Lease = Sleeping, 0
+		}
+	}
+	return resolved, more
+}
+
+// markTried notes the items of w the cycle left as they were (a task
+// still queued), so the run picks other work next. The update function may
+// run more than once: marking is idempotent.
+func (a *Agents) markTried(r *run, w work, rec *record) {
+	for _, t := range w.tasks {
+		if rec.Tasks[t.JobID] != nil {
+			r.tried[t.JobID] = true
+		}
+	}
 }
 
 // converse moves the consumed messages and tasks into the session's
@@ -162,19 +188,10 @@ func (a *Agents) entry(co cycleOutcome, w work, result json.RawMessage, results 
 	return b
 }
 
-// deliver hands resolved tasks to the requests waiting on them here.
-func (a *Agents) deliver(resolved []string, results map[string]taskResult) {
-	for _, id := range resolved {
-		o := outcomeOf(results[id])
-		a.mu.Lock()
-		ch := a.waiters[id]
-		a.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- o:
-			default:
-			}
-		}
+// deliver ends the task jobs of the tasks the cycle resolved.
+func (a *Agents) deliver(ctx context.Context, r *run, resolved []string, results map[string]taskResult) {
+	for _, job := range resolved {
+		a.endTask(ctx, r.eng, r.caller.DID, r.id, job, outcomeOf(results[job]))
 	}
 }
 

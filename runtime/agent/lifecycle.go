@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"maps"
+	"slices"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -52,15 +53,19 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 		return nil, err
 	}
 	created, updated, status := false, false, Sleeping
+	owner := env.Caller().DID
 	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
 		created, updated = false, false
 		switch {
 		case r != nil && !p.Overwrite:
 			status = r.Status
 			return nil, nil
-		case r != nil && r.Status == Running:
-			return nil, venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: currently RUNNING. Wait for the active transition to finish, or call agent:cancelTask first.", p.AgentID)
+		case r != nil && r.Status == Running && !a.stale(owner, p.AgentID, r):
+			return nil, runningRefusal(p.AgentID)
 		case r != nil && r.Status != Terminated:
+			if r.Status == Running { // stale: nothing runs it
+				r.Status, r.Lease = Sleeping, 0
+			}
 			r.Config, r.Caps, r.Updated, updated, status = cfg, caps, a.ms(), true, r.Status
 			if len(p.State) > 0 {
 				r.State = p.State
@@ -68,13 +73,24 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 			return r, nil
 		}
 		created, status = true, Sleeping
-		return &record{Status: Sleeping, Config: cfg, State: p.State, Caps: caps, Tasks: map[string]*task{},
-			Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}, nil
+		return a.newRecord(cfg, p.State, caps), nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return output(map[string]any{"agentId": p.AgentID, "status": status, "created": created, "updated": updated})
+}
+
+// runningRefusal is the reference venue's answer to overwriting an agent
+// in a run.
+func runningRefusal(id string) error {
+	return venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: currently RUNNING. Wait for the active transition to finish, or call agent:cancelTask first.", id)
+}
+
+// newRecord is a fresh agent, of a generation of its own.
+func (a *Agents) newRecord(cfg map[string]any, state json.RawMessage, caps []grant) *record {
+	return &record{Status: Sleeping, Config: cfg, State: state, Caps: caps, Tasks: map[string]*task{},
+		Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms(), Gen: a.newSessionID()}
 }
 
 func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
@@ -93,15 +109,15 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 	if p.Config == nil && len(p.State) == 0 && len(p.Caps) == 0 {
 		return nil, venue.Errorf(venue.EINVALID, "At least one of 'config' or 'state' must be provided (or 'caps')")
 	}
-	var caps []venue.Capability
+	var caps []grant
 	if len(p.Caps) > 0 {
 		// Replacing caps is granting them anew: the same check as create.
-		var err error
-		if caps, err = parseCaps(env.Caller().DID, p.Caps); err == nil && caps == nil {
+		given, err := parseCaps(env.Caller().DID, p.Caps)
+		if err == nil && given == nil {
 			err = venue.Errorf(venue.EINVALID, "caps must be a list of {\"with\", \"can\"}; to restore the default give [{\"with\": \"%s\", \"can\": \"*\"}]", env.Caller().DID)
 		}
 		if err == nil {
-			caps, err = checkHeld(env.Context(ctx), env.Engine(), env.Caller().DID, caps)
+			caps, err = checkHeld(env.Context(ctx), env.Engine(), env.Caller().DID, given)
 		}
 		if err != nil {
 			return nil, err
@@ -170,17 +186,16 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		maps.Copy(cfg, over)
 	}
 	// The fork holds the source's caps, which its creator must hold too.
-	caps, err := checkHeld(octx, eng, env.Caller().DID, src.Caps)
+	caps, err := checkHeld(octx, eng, env.Caller().DID, capabilities(src.Caps))
 	if err != nil {
 		return nil, err
 	}
-	n := &record{Status: Sleeping, Config: cfg, State: src.State, Caps: caps, Tasks: map[string]*task{},
-		Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms()}
+	n := a.newRecord(cfg, src.State, caps)
 	if p.IncludeTimeline {
 		n.Timeline = src.Timeline
 	}
 	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
-		if r != nil && (!p.Overwrite || r.Status == Running) {
+		if r != nil && (!p.Overwrite || (r.Status == Running && !a.stale(env.Caller().DID, p.AgentID, r))) {
 			return nil, venue.Errorf(venue.ECONFLICT, "Target agent already exists: %s", p.AgentID)
 		}
 		return n, nil
@@ -222,6 +237,8 @@ func (a *Agents) suspend(ctx context.Context, in json.RawMessage, env *runtime.E
 	if err != nil {
 		return nil, err
 	}
+	a.endChats(runKey(env.Caller().DID, p.AgentID), true, venue.Errorf(venue.ECONFLICT,
+		"Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", p.AgentID))
 	return output(map[string]any{"agentId": p.AgentID, "status": Suspended})
 }
 
@@ -275,27 +292,17 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 	if err != nil {
 		return nil, err
 	}
-	// Requests waiting on the agent's tasks would otherwise wait until
-	// their deadline.
+	// Requests waiting on the agent's tasks, and chats, would otherwise
+	// wait until their deadline.
+	owner, octx := env.Caller().DID, ownerCtx(plainOwner(env.Caller()))
 	for _, id := range tasks {
-		a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID))
+		a.endTask(octx, env.Engine(), owner, p.AgentID, id, outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", p.AgentID)})
 	}
+	a.endChats(runKey(owner, p.AgentID), false, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", p.AgentID))
 	if p.Remove {
 		return output(map[string]any{"agentId": p.AgentID, "removed": true})
 	}
 	return output(map[string]any{"agentId": p.AgentID, "status": Terminated})
-}
-
-func (a *Agents) failWaiter(id string, err error) {
-	a.mu.Lock()
-	ch := a.waiters[id]
-	a.mu.Unlock()
-	if ch != nil {
-		select {
-		case ch <- outcome{err: err}:
-		default:
-		}
-	}
 }
 
 func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
@@ -325,7 +332,11 @@ func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
-	a.failWaiter(id, venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id))
+	// The task's job is the owner's: the framework cancels it as the owner,
+	// whatever the caps of an agent calling this as a tool.
+	if _, err := env.Engine().Cancel(ownerCtx(plainOwner(env.Caller())), jid); err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
+		return nil, err
+	}
 	return output(map[string]any{"agentId": p.AgentID, "taskId": id, "cancelled": true})
 }
 
@@ -345,7 +356,7 @@ func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if caps == nil {
 		caps = defaultCaps(env.Caller().DID)
 	}
-	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": caps,
+	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": capsView(caps, a.ms()),
 		"tasks": len(r.Tasks), "timelineLength": len(r.Timeline), "error": r.Error})
 }
 
@@ -356,27 +367,23 @@ func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if err := parse(in, &p); err != nil {
 		return nil, err
 	}
-	eng, octx := env.Engine(), env.Context(ctx)
-	ls, err := eng.List(octx, "g", 0, 1000)
+	// One read of g: a listing of g assembles it whole anyway, and reading
+	// each agent's rows after would cost three reads an agent.
+	res, err := env.Engine().Read(env.Context(ctx), "g", 1<<30)
 	if err != nil {
 		return nil, err
 	}
+	var all map[string]struct {
+		Status string                     `json:"status"`
+		Tasks  map[string]json.RawMessage `json:"tasks"`
+		Error  *string                    `json:"error"`
+	}
+	if res.Exists {
+		json.Unmarshal(res.Value, &all)
+	}
 	agents := []map[string]any{}
-	for _, id := range ls.Keys {
-		var st struct {
-			Status string          `json:"status"`
-			Tasks  map[string]any  `json:"tasks"`
-			Error  *string         `json:"error"`
-			Other  json.RawMessage `json:"-"`
-		}
-		for _, f := range []struct {
-			path string
-			dst  any
-		}{{"status", &st.Status}, {"tasks", &st.Tasks}, {"error", &st.Error}} {
-			if res, err := eng.Read(octx, "g/"+id+"/"+f.path, 0); err == nil && res.Exists {
-				json.Unmarshal(res.Value, f.dst)
-			}
-		}
+	for _, id := range slices.Sorted(maps.Keys(all)) {
+		st := all[id]
 		if st.Status == "" || (st.Status == Terminated && !p.IncludeTerminated) {
 			continue
 		}
@@ -386,11 +393,14 @@ func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		}
 		agents = append(agents, e)
 	}
-	return output(map[string]any{"agents": agents})
+	return output(map[string]any{"agents": agents, "total": len(agents)})
 }
 
 // contextOp asks the agent's transition what it would send, without
-// running it: the transition gets its usual input with inspect set.
+// running it: the transition gets its usual input with inspect set. Only a
+// transition that declares it reads inspect (an "inspect" property in its
+// input schema) is asked: any other would simply run, with whatever that
+// does.
 func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
 	var p struct {
 		AgentID string          `json:"agentId"`
@@ -407,15 +417,36 @@ func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime
 	if err != nil {
 		return nil, err
 	}
-	w := pick(r)
+	op := opOf(r.Config)
+	if err := inspectable(octx, eng, op); err != nil {
+		return nil, err
+	}
+	w := pick(r, nil)
 	if len(p.Task) > 0 && string(p.Task) != "null" {
 		w.tasks = []*task{{JobID: "0x00000000000000000000000000000000", Input: p.Task, SessionID: w.sid, Status: "PENDING"}}
 	}
-	op := opOf(r.Config)
 	owner := plainOwner(env.Caller())
-	out, _, err := callTransition(venue.WithCaller(ctx, owner), eng, agentCaller(owner, r.Caps, r.Config), op, transitionInput(p.AgentID, r, w, true))
+	out, _, err := callTransition(venue.WithCaller(ctx, owner), eng, agentCaller(owner, r.Caps, r.Config, a.ms()), op, transitionInput(p.AgentID, r, w, true))
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Transition %s cannot show its context: %s", op, venue.ErrorMessage(err))
 	}
 	return out, nil
+}
+
+// inspectable checks that transition op supports inspection: its input
+// schema declares "inspect".
+// Returns EINVALID saying so when it does not.
+func inspectable(ctx context.Context, eng *runtime.Engine, op string) error {
+	o, err := eng.Operation(ctx, op)
+	if err != nil {
+		return venue.Errorf(venue.EINVALID, "The agent's transition %s cannot be found: %s", op, venue.ErrorMessage(err))
+	}
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	json.Unmarshal(o.Input, &schema)
+	if _, ok := schema.Properties["inspect"]; !ok {
+		return venue.Errorf(venue.EINVALID, "The agent's transition %s does not support inspection (its input schema declares no 'inspect'), so agent:context cannot show its context without running it", op)
+	}
+	return nil
 }

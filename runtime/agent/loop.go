@@ -23,8 +23,13 @@ type run struct {
 	force bool // another cycle was asked for, work or not
 	poke  bool // work arrived while running
 
+	// owned by the loop's goroutine
+	gen   string          // the generation of the agent claimed
+	tried map[string]bool // tasks (by job id) a cycle left queued: not picked again by this run
+
 	mu      sync.Mutex
 	task    string                // the task in scope of the transition running now
+	msgs    map[string]bool       // ids of the messages the transition running now consumes
 	results map[string]taskResult // framework tool calls of this cycle
 	last    json.RawMessage       // result of the last cycle, for trigger
 	lastTR  map[string]taskResult
@@ -50,21 +55,39 @@ func (a *Agents) wake(ctx context.Context, eng *runtime.Engine, id string, force
 		a.mu.Unlock()
 		return r, nil
 	}
-	r := &run{key: key, id: id, caller: plainOwner(c), eng: eng, done: make(chan struct{}), force: force}
+	r := &run{key: key, id: id, caller: plainOwner(c), eng: eng, done: make(chan struct{}), force: force, tried: map[string]bool{}}
 	a.runs[key] = r
 	a.mu.Unlock()
-	started, err := a.claim(ctx, eng, id, force)
+	gen, started, err := a.claim(ctx, eng, id, force)
 	if err != nil || !started {
 		a.release(r)
 		return nil, err
 	}
+	r.gen = gen
+	a.note(eng, r.caller.DID, id, true)
 	go a.loop(r)
 	return r, nil
 }
 
-// claim moves the agent from SLEEPING (or a stale RUNNING) to RUNNING.
-func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, force bool) (bool, error) {
-	started := false
+// stale reports whether r is RUNNING with no run in this process to show
+// for it: left by a restart, or by a node that died. On a single-node
+// store that is certain; on a shared one only once its lease is old.
+// Call with a.mu not held.
+func (a *Agents) stale(owner, id string, r *record) bool {
+	if r.Status != Running {
+		return false
+	}
+	a.mu.Lock()
+	here := a.runs[runKey(owner, id)]
+	a.mu.Unlock()
+	return here == nil && (a.cfg.SingleNode || a.ms()-r.Lease > a.cfg.LeaseTimeout.Milliseconds())
+}
+
+// claim moves the agent from SLEEPING (or a stale RUNNING) to RUNNING and
+// returns its generation. The run asking has registered itself, so a
+// RUNNING agent is stale unless its lease says another node may run it.
+func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, force bool) (string, bool, error) {
+	started, gen := false, ""
 	err := update(ctx, eng, id, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, nil
@@ -73,10 +96,10 @@ func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, forc
 		if (r.Status != Sleeping && !stale) || (!force && !r.hasWork()) {
 			return nil, nil
 		}
-		r.Status, r.Lease, r.Updated, started = Running, a.ms(), a.ms(), true
+		r.Status, r.Lease, r.Updated, started, gen = Running, a.ms(), a.ms(), true, r.Gen
 		return r, nil
 	})
-	return started, err
+	return gen, started, err
 }
 
 // release forgets a run and wakes whoever waits for it.
@@ -91,6 +114,11 @@ func (a *Agents) release(r *run) {
 // suspended the agent.
 func (a *Agents) loop(r *run) {
 	ctx := ownerCtx(r.caller)
+	defer func() {
+		if !a.isClosing() { // else the note is how the restart finds the agent
+			a.note(r.eng, r.caller.DID, r.id, false)
+		}
+	}()
 	a.mu.Lock()
 	force := r.force
 	r.force, r.poke = false, false
@@ -113,7 +141,7 @@ func (a *Agents) loop(r *run) {
 		r.force, r.poke = false, false
 		a.mu.Unlock()
 		if err == nil && again {
-			if ok, _ := a.claim(ctx, r.eng, r.id, f); ok {
+			if gen, ok, _ := a.claim(ctx, r.eng, r.id, f); ok && gen == r.gen {
 				force = f
 				continue
 			}
@@ -130,11 +158,15 @@ type work struct {
 	msgs  []envelope
 }
 
-// pick chooses the next work: the oldest task (with its session's pending
-// messages), else the session whose oldest message waits longest.
-func pick(rec *record) work {
-	if ts := rec.orderedTasks(); len(ts) > 0 {
-		t := ts[0]
+// pick chooses the next work not yet tried by this run: the oldest task
+// (with its session's pending messages), else the session whose oldest
+// message waits longest. A task the transition left unresolved is tried,
+// so it does not keep other sessions waiting.
+func pick(rec *record, tried map[string]bool) work {
+	for _, t := range rec.orderedTasks() {
+		if tried[t.JobID] {
+			continue
+		}
 		w := work{tasks: []*task{t}, sid: t.SessionID}
 		if s := rec.Sessions[t.SessionID]; s != nil {
 			w.msgs = s.Pending
@@ -144,7 +176,10 @@ func pick(rec *record) work {
 	var w work
 	oldest := int64(-1)
 	for sid, s := range rec.Sessions {
-		if len(s.Pending) > 0 && (oldest < 0 || s.Pending[0].Ts < oldest || (s.Pending[0].Ts == oldest && sid < w.sid)) {
+		if len(s.Pending) == 0 {
+			continue
+		}
+		if oldest < 0 || s.Pending[0].Ts < oldest || (s.Pending[0].Ts == oldest && sid < w.sid) {
 			w, oldest = work{sid: sid, msgs: s.Pending}, s.Pending[0].Ts
 		}
 	}
@@ -154,22 +189,30 @@ func pick(rec *record) work {
 // cycle runs one transition and reports whether to go on.
 func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 	rec, err := load(ctx, r.eng, r.id)
-	if err != nil || rec == nil || rec.Status != Running {
+	if err != nil || rec == nil || rec.Status != Running || rec.Gen != r.gen {
 		return false, err
 	}
-	w := pick(rec)
+	w := a.pickOpen(ctx, r, rec)
 	if len(w.tasks) == 0 && len(w.msgs) == 0 && !force {
 		return a.settle(ctx, r)
 	}
 	start := a.ms()
 	in := transitionInput(r.id, rec, w, false)
 	r.mu.Lock()
-	r.results = map[string]taskResult{}
+	r.results, r.msgs = map[string]taskResult{}, map[string]bool{}
 	if len(w.tasks) > 0 {
 		r.task = w.tasks[0].JobID
 	}
+	for _, m := range w.msgs {
+		r.msgs[m.ID] = true
+	}
 	r.mu.Unlock()
-	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config), opOf(rec.Config), in)
+	defer func() {
+		r.mu.Lock()
+		r.msgs = nil
+		r.mu.Unlock()
+	}()
+	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config, a.ms()), opOf(rec.Config), in)
 	r.mu.Lock()
 	tool := r.results
 	r.task, r.results = "", nil
@@ -181,15 +224,37 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 	return a.commit(ctx, r, w, cycleOutcome{start: start, out: out, tool: tool, job: jobID, state: rec.State, op: opOf(rec.Config)})
 }
 
-// settle puts a RUNNING agent with no work back to SLEEPING; if work came
-// in meanwhile it stays RUNNING and the loop goes on.
+// pickOpen picks the next work, dropping each task whose job has ended
+// meanwhile (cancelled through the jobs API, say) or is no task of this
+// agent's: such a task is never run.
+func (a *Agents) pickOpen(ctx context.Context, r *run, rec *record) work {
+	for {
+		w := pick(rec, r.tried)
+		if len(w.tasks) == 0 || a.taskOpen(ctx, r.eng, r.id, w.tasks[0].JobID) {
+			return w
+		}
+		id := w.tasks[0].JobID
+		delete(rec.Tasks, id)
+		update(ctx, r.eng, r.id, func(cur *record) (*record, error) {
+			if cur == nil || cur.Gen != r.gen || cur.Tasks[id] == nil {
+				return nil, nil
+			}
+			delete(cur.Tasks, id)
+			cur.Updated = a.ms()
+			return cur, nil
+		})
+	}
+}
+
+// settle puts a RUNNING agent with no work left to try back to SLEEPING;
+// if work came in meanwhile it stays RUNNING and the loop goes on.
 func (a *Agents) settle(ctx context.Context, r *run) (bool, error) {
 	more := false
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
-		if rec == nil || rec.Status != Running {
+		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
 		}
-		if more = rec.hasWork(); more {
+		if more = rec.hasWorkBut(r.tried); more {
 			return nil, nil
 		}
 		rec.Status, rec.Lease, rec.Updated = Sleeping, 0, a.ms()
@@ -199,17 +264,38 @@ func (a *Agents) settle(ctx context.Context, r *run) (bool, error) {
 }
 
 // fail suspends the agent after a failed transition: the error is
-// recorded; tasks, sessions and pending messages stay as they were.
+// recorded; tasks, sessions and pending messages stay as they were. Every
+// chat waiting on the agent gets the error, as none will be answered.
 func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
+	if a.isClosing() {
+		a.pause(ctx, r)
+		return
+	}
 	msg := venue.ErrorMessage(cause)
+	suspended := false
 	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
-		if rec == nil || rec.Status == Terminated {
+		if rec == nil || rec.Status == Terminated || rec.Gen != r.gen {
 			return nil, nil
 		}
-		rec.Status, rec.Error, rec.Lease, rec.Updated = Suspended, &msg, 0, a.ms()
+		rec.Status, rec.Error, rec.Lease, rec.Updated, suspended = Suspended, &msg, 0, a.ms(), true
 		return rec, nil
 	})
 	a.answerChat(r, w, outcome{err: venue.Errorf(venue.EINVALID, "Agent %s failed and is suspended: %s", r.id, msg)})
+	if suspended {
+		a.endChats(r.key, false, venue.Errorf(venue.ECONFLICT, "Agent %s failed on other work and is suspended: %s. Your message stays in its session and is read when the agent resumes (v/ops/agent/resume).", r.id, msg))
+	}
+}
+
+// pause puts the agent of a run the shutdown stopped back to SLEEPING,
+// with its work, for the restart to take up.
+func (a *Agents) pause(ctx context.Context, r *run) {
+	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
+			return nil, nil
+		}
+		rec.Status, rec.Lease, rec.Updated = Sleeping, 0, a.ms()
+		return rec, nil
+	})
 }
 
 // callTransition invokes the transition operation as the agent (its owner

@@ -3,6 +3,7 @@ package agent
 import (
 	"embed"
 
+	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 )
 
@@ -23,14 +24,24 @@ func Entries() ([]runtime.CatalogEntry, error) {
 // Executors returns the executors of the agent families, by adapter family.
 func (a *Agents) Executors() map[string]runtime.Executor {
 	return map[string]runtime.Executor{
-		"agent": runtime.OpFuncs{
+		"agent": agentOps{runtime.OpFuncs{
 			"create": a.create, "update": a.updateOp, "fork": a.fork, "suspend": a.suspend,
 			"resume": a.resume, "delete": a.deleteOp, "cancelTask": a.cancelTask, "info": a.info,
 			"list": a.list, "context": a.contextOp, "request": a.request, "chat": a.chat,
 			"message": a.message, "trigger": a.trigger, "completeTask": a.completeTask,
 			"failTask": a.failTask, "task": a.task, "fromSkills": a.fromSkills,
-		},
+		}},
 		"transition": runtime.OpFuncs{"scripted": Scripted},
 		"skills":     runtime.OpFuncs{"import": a.importSkill},
 	}
 }
+
+// agentOps runs the agent family. Its task jobs outlive the process: a
+// task waits for its agent, whose queue is in the store, so a shutdown or
+// restart leaves the job open and the agent ends it (runtime.Settle).
+type agentOps struct{ runtime.OpFuncs }
+
+var _ runtime.Outliver = agentOps{}
+
+// Outlives reports whether op's jobs outlive the process: the task job's.
+func (agentOps) Outlives(op *venue.Operation) bool { return op.SubOp() == "task" }

@@ -28,10 +28,14 @@ type record struct {
 	Sessions map[string]*session `json:"sessions"`
 	Timeline []json.RawMessage   `json:"timeline"`
 	Error    *string             `json:"error"`
-	Caps     []venue.Capability  `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
+	Caps     []grant             `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
 	Created  int64               `json:"created"`
 	Updated  int64               `json:"updated"`
 	Lease    int64               `json:"lease,omitempty"` // when the current run started, while RUNNING
+	// Gen tells this agent from an earlier one of the same id (removed, or
+	// TERMINATED and re-created): a run commits only into the agent it
+	// claimed.
+	Gen string `json:"gen,omitempty"`
 }
 
 // task is a pending request, keyed by its job id.
@@ -135,6 +139,9 @@ func (r *record) rows() map[string]json.RawMessage {
 	if r.Lease != 0 {
 		put("lease", r.Lease)
 	}
+	if r.Gen != "" {
+		put("gen", r.Gen)
+	}
 	if len(r.Sessions) == 0 {
 		m["sessions"] = json.RawMessage("{}")
 	}
@@ -157,9 +164,15 @@ func (r *record) orderedTasks() []*task {
 }
 
 // hasWork reports whether a run would find a task or a pending message.
-func (r *record) hasWork() bool {
-	if len(r.Tasks) > 0 {
-		return true
+func (r *record) hasWork() bool { return r.hasWorkBut(nil) }
+
+// hasWorkBut reports whether a run would find work other than the tasks
+// tried (by job id): a pending message, or another task.
+func (r *record) hasWorkBut(tried map[string]bool) bool {
+	for id := range r.Tasks {
+		if !tried[id] {
+			return true
+		}
 	}
 	for _, s := range r.Sessions {
 		if len(s.Pending) > 0 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
@@ -56,15 +58,26 @@ func (a *Agents) importSkill(ctx context.Context, in json.RawMessage, env *runti
 	if err != nil {
 		return nil, err
 	}
-	im, err := importOne(ctx, env, set, p)
+	sk, err := readSkill(ctx, env, set, p)
+	if err != nil {
+		return nil, err
+	}
+	im, err := sk.write(ctx, env)
 	if err != nil {
 		return nil, err
 	}
 	return output(im)
 }
 
-// importOne reads one SKILL.md (inline text or a source) into the skillset.
-func importOne(ctx context.Context, env *runtime.Env, set string, p importParams) (*imported, error) {
+// pendingSkill is a SKILL.md read and parsed, not yet written.
+type pendingSkill struct {
+	*Skill
+	path, source string
+}
+
+// readSkill reads one SKILL.md (inline text or a source) for the skillset
+// and checks it, writing nothing.
+func readSkill(ctx context.Context, env *runtime.Env, set string, p importParams) (*pendingSkill, error) {
 	if (p.Source == "") == (p.Text == "") {
 		return nil, venue.Errorf(venue.EINVALID, "Give exactly one of 'source' (a/<hash> or a workspace path) and 'text' (the SKILL.md content)")
 	}
@@ -82,17 +95,21 @@ func importOne(ctx context.Context, env *runtime.Env, set string, p importParams
 	if err != nil {
 		return nil, err
 	}
-	path := set + "/" + sk.Name
+	return &pendingSkill{Skill: sk, path: set + "/" + sk.Name, source: p.Source}, nil
+}
+
+// write stores the skill in its skillset.
+func (sk *pendingSkill) write(ctx context.Context, env *runtime.Env) (*imported, error) {
 	octx := env.Context(ctx)
-	prev, err := env.Engine().Read(octx, path, 0)
+	prev, err := env.Engine().Read(octx, sk.path, 0)
 	if err != nil {
 		return nil, err
 	}
-	v, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "content": sk.Text, "source": p.Source})
-	if err := env.Engine().Write(octx, path, v); err != nil {
+	v, _ := json.Marshal(map[string]any{"name": sk.Name, "description": sk.Description, "content": sk.Text, "source": sk.source})
+	if err := env.Engine().Write(octx, sk.path, v); err != nil {
 		return nil, err
 	}
-	return &imported{Path: path, Name: sk.Name, Description: sk.Description, Source: p.Source, Content: "inline", Existed: prev.Exists}, nil
+	return &imported{Path: sk.path, Name: sk.Name, Description: sk.Description, Source: sk.source, Content: "inline", Existed: prev.Exists}, nil
 }
 
 // readSource reads a SKILL.md from an asset's content or a workspace value
@@ -128,25 +145,28 @@ func readSource(ctx context.Context, env *runtime.Env, src string) (string, erro
 	return "", venue.Errorf(venue.EINVALID, "Skill source %q cannot be read on this venue: give the SKILL.md as {\"text\": ...}, an asset a/<hash> or a workspace path w/...", clip(src))
 }
 
-// fromSkills imports skills and creates an agent that uses them.
+type fromSkillsParams struct {
+	AgentID   string            `json:"agentId"`
+	Skills    []json.RawMessage `json:"skills"`
+	Skillset  string            `json:"skillset"`
+	Overwrite bool              `json:"overwrite"`
+	State     json.RawMessage   `json:"state"`
+	Caps      json.RawMessage   `json:"caps"`
+	Config    json.RawMessage   `json:"config"`
+}
+
+// fromSkills imports skills and creates an agent that uses them. Every
+// check comes first (both capability checks, the config, each skill, the
+// agent's slot), so a refused call writes nothing; the agent is made, then
+// its skills written.
 func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
-	var p struct {
-		AgentID   string            `json:"agentId"`
-		Skills    []json.RawMessage `json:"skills"`
-		Skillset  string            `json:"skillset"`
-		Overwrite bool              `json:"overwrite"`
-		State     json.RawMessage   `json:"state"`
-		Caps      json.RawMessage   `json:"caps"`
-	}
-	var extra map[string]any
+	var p fromSkillsParams
 	if err := parse(in, &p); err != nil {
 		return nil, err
 	}
-	json.Unmarshal(in, &extra)
 	if err := checkAgentID("agentId", p.AgentID); err != nil {
 		return nil, err
 	}
-	// Both checks come first, so a refused caller changes nothing.
 	if err := authorizeCreate(ctx, env, p.AgentID); err != nil {
 		return nil, err
 	}
@@ -158,33 +178,105 @@ func (a *Agents) fromSkills(ctx context.Context, in json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
-	var done []*imported
-	var paths []string
-	for i, s := range p.Skills {
-		ip, err := skillItem(s)
-		if err != nil {
-			return nil, venue.Errorf(venue.EINVALID, "skills[%d]: %s", i, venue.ErrorMessage(err))
-		}
-		im, err := importOne(ctx, env, set, ip)
-		if err != nil {
-			return nil, venue.Errorf(venue.ErrorCode(err), "skills[%d]: %s", i, venue.ErrorMessage(err))
-		}
-		done, paths = append(done, im), append(paths, im.Path)
+	skills, err := readSkills(ctx, env, set, p.Skills)
+	if err != nil {
+		return nil, err
 	}
-	for _, k := range []string{"agentId", "skills", "skillset", "overwrite", "state", "caps"} {
-		delete(extra, k)
+	cfg, err := skillsConfig(env.Context(ctx), env.Engine(), in, p.Config, skills)
+	if err != nil {
+		return nil, err
 	}
-	extra["skills"] = paths
-	cfg, _ := json.Marshal(extra)
+	res := map[string]any{"address": env.Caller().DID + "/g/" + p.AgentID, "skillset": set, "importedSkills": []*imported{}}
+	if held, err := a.slotTaken(ctx, env, p.AgentID, p.Overwrite); err != nil || held != nil {
+		if err != nil {
+			return nil, err
+		}
+		res["agentId"], res["status"], res["created"], res["updated"] = p.AgentID, held.Status, false, false
+		res["warnings"] = []string{"Agent " + p.AgentID + " exists: nothing was imported or changed; pass overwrite true to replace its config"}
+		return output(res)
+	}
 	out, err := a.createAgent(ctx, env, createParams{AgentID: p.AgentID, Config: cfg, State: p.State, Caps: caps, Overwrite: p.Overwrite})
 	if err != nil {
 		return nil, err
 	}
-	var res map[string]any
 	json.Unmarshal(out, &res)
-	res["address"] = env.Caller().DID + "/g/" + p.AgentID
-	res["importedSkills"], res["skillset"] = done, set
+	if res["importedSkills"], err = writeSkills(ctx, env, skills); err != nil {
+		return nil, err
+	}
 	return output(res)
+}
+
+// writeSkills writes skills checked by readSkills.
+func writeSkills(ctx context.Context, env *runtime.Env, skills []*pendingSkill) ([]*imported, error) {
+	done := []*imported{}
+	for i, sk := range skills {
+		im, err := sk.write(ctx, env)
+		if err != nil {
+			return nil, venue.Errorf(venue.ErrorCode(err), "skills[%d]: %s", i, venue.ErrorMessage(err))
+		}
+		done = append(done, im)
+	}
+	return done, nil
+}
+
+// readSkills reads and checks every entry of from-skills' skills.
+func readSkills(ctx context.Context, env *runtime.Env, set string, items []json.RawMessage) ([]*pendingSkill, error) {
+	out := make([]*pendingSkill, 0, len(items))
+	for i, s := range items {
+		ip, err := skillItem(s)
+		if err == nil {
+			var sk *pendingSkill
+			if sk, err = readSkill(ctx, env, set, ip); err == nil {
+				out = append(out, sk)
+				continue
+			}
+		}
+		return nil, venue.Errorf(venue.ErrorCode(err), "skills[%d]: %s", i, venue.ErrorMessage(err))
+	}
+	return out, nil
+}
+
+// skillsConfig is from-skills' agent config: config resolved as create
+// resolves it, the input's other config fields (systemPrompt, operation,
+// llmOperation, model, ...) laid over it, and the skills added to its own.
+func skillsConfig(ctx context.Context, eng *runtime.Engine, in, base json.RawMessage, skills []*pendingSkill) (json.RawMessage, error) {
+	cfg, err := resolveConfig(ctx, eng, base)
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]any
+	json.Unmarshal(in, &extra)
+	for _, k := range []string{"agentId", "skills", "skillset", "overwrite", "state", "caps", "config"} {
+		delete(extra, k)
+	}
+	maps.Copy(cfg, extra)
+	paths := []any{}
+	if had, ok := cfg["skills"].([]any); ok {
+		paths = append(paths, had...)
+	}
+	for _, sk := range skills {
+		if !slices.Contains(paths, any(sk.path)) {
+			paths = append(paths, sk.path)
+		}
+	}
+	cfg["skills"] = paths
+	return json.Marshal(cfg)
+}
+
+// slotTaken returns the agent at id if from-skills must leave it as it is
+// (it exists and overwrite is false), nil if the agent may be made.
+// Returns ECONFLICT for an overwrite over a run in flight, as create does.
+func (a *Agents) slotTaken(ctx context.Context, env *runtime.Env, id string, overwrite bool) (*record, error) {
+	r, err := load(env.Context(ctx), env.Engine(), id)
+	switch {
+	case err != nil || r == nil:
+		return nil, err
+	case !overwrite:
+		return r, nil
+	case r.Status == Running && !a.stale(env.Caller().DID, id, r):
+		return nil, runningRefusal(id)
+	}
+	return nil, nil
 }
 
 // skillItem reads one entry of from-skills' skills: {text} or a reference.

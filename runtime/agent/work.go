@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -34,10 +35,8 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	if empty(p.Input) {
 		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty: give the task as a JSON value, e.g. {\"question\": \"...\"}")
 	}
-	if len(p.ResponseSchema) > 0 && string(p.ResponseSchema) != "null" {
-		if _, err := runtime.CompileSchema("responseSchema", p.ResponseSchema); err != nil {
-			return nil, err
-		}
+	if err := checkResponseSchema(p.ResponseSchema); err != nil {
+		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
 	if _, err := live(octx, eng, p.AgentID); err != nil {
@@ -71,12 +70,24 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	return output(map[string]any{"id": rec.ID.String(), "status": rec.Status, "agentId": p.AgentID, "sessionId": sid})
 }
 
+// empty reports whether a task's input is empty, which the spec forbids:
+// absent, null, {}, [] or a string of nothing but white space.
 func empty(v json.RawMessage) bool {
 	switch string(bytes.TrimSpace(v)) {
-	case "", "null", "{}", "[]", `""`:
+	case "", "null", "{}", "[]":
 		return true
 	}
-	return false
+	var s string
+	return json.Unmarshal(v, &s) == nil && strings.TrimSpace(s) == ""
+}
+
+// checkResponseSchema refuses a response schema that does not compile.
+func checkResponseSchema(s json.RawMessage) error {
+	if len(s) == 0 || string(s) == "null" {
+		return nil
+	}
+	_, err := runtime.CompileSchema("responseSchema", s)
+	return err
 }
 
 // sessionFor validates a given session id, or mints one.
@@ -105,28 +116,19 @@ func withSession(out json.RawMessage, sid string) json.RawMessage {
 // task is the task job: it queues itself on the agent, wakes it and waits
 // (without holding a worker) until the agent resolves it.
 func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
-	var p taskParams
-	if err := parse(in, &p); err != nil {
-		return nil, err
-	}
-	if err := checkAgentID("agentId", p.AgentID); err != nil {
-		return nil, err
-	}
-	sid, err := a.sessionFor(p.SessionID)
+	p, sid, err := a.taskInput(ctx, in, env)
 	if err != nil {
 		return nil, err
 	}
-	if empty(p.Input) {
-		return nil, venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
-	}
 	id := env.JobID().String()
+	key := taskKey(env.Caller().DID, p.AgentID, id)
 	ch := make(chan outcome, 1)
 	a.mu.Lock()
-	a.waiters[id] = ch
+	a.waiters[key] = ch
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		delete(a.waiters, id)
+		delete(a.waiters, key)
 		a.mu.Unlock()
 	}()
 	eng, octx := env.Engine(), env.Context(ctx)
@@ -153,6 +155,51 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	}
 	env.Detach()
 	return a.awaitTask(ctx, octx, eng, p.AgentID, id, ch)
+}
+
+// taskInput reads and checks the task job's input (as agent:request does,
+// for a job invoked any other way is refused) and returns its session.
+func (a *Agents) taskInput(ctx context.Context, in json.RawMessage, env *runtime.Env) (taskParams, string, error) {
+	var p taskParams
+	if err := parse(in, &p); err != nil {
+		return p, "", err
+	}
+	if err := checkAgentID("agentId", p.AgentID); err != nil {
+		return p, "", err
+	}
+	sid, err := a.sessionFor(p.SessionID)
+	if err != nil {
+		return p, "", err
+	}
+	if empty(p.Input) {
+		return p, "", venue.Errorf(venue.EINVALID, "'input' is required and may not be empty")
+	}
+	if err := checkResponseSchema(p.ResponseSchema); err != nil {
+		return p, "", err
+	}
+	return p, sid, fromRequest(ctx, env, p.AgentID)
+}
+
+// fromRequest checks that the task job was invoked by agent:request for
+// agent id, which validated it: the task operation is the framework's,
+// never a door of its own.
+func fromRequest(ctx context.Context, env *runtime.Env, id string) error {
+	refuse := venue.Errorf(venue.EINVALID, "%s is the job of a task sent with v/ops/agent/request: invoke that instead", TaskOp)
+	parent, ok := env.Parent()
+	if !ok {
+		return refuse
+	}
+	prec, err := env.Engine().Job(venue.WithCaller(ctx, plainOwner(env.Caller())), parent)
+	if err != nil {
+		return refuse
+	}
+	var in struct {
+		AgentID string `json:"agentId"`
+	}
+	if prec.Name != "agent:request" || json.Unmarshal(prec.Input, &in) != nil || in.AgentID != id {
+		return refuse
+	}
+	return nil
 }
 
 // taskPoll is how often a waiting task reads its agent's record.
@@ -241,7 +288,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		}
 	}
 	cw := &chatWait{msgID: a.newSessionID(), ch: make(chan outcome, 1)}
-	key := runKey(runKey(env.Caller().DID, p.AgentID), sid)
+	key := chatKey(env.Caller().DID, p.AgentID, sid)
 	a.mu.Lock()
 	if a.chats[key] != nil {
 		a.mu.Unlock()
@@ -261,15 +308,64 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	select {
-	case o := <-cw.ch:
-		if o.err != nil {
-			return nil, o.err
-		}
-		return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "response": o.output})
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+	resp, err := a.awaitChat(ctx, octx, eng, runKey(env.Caller().DID, p.AgentID), p.AgentID, rec.Gen, cw)
+	if err != nil {
+		return nil, err
 	}
+	return output(map[string]any{"agentId": p.AgentID, "sessionId": sid, "response": resp})
+}
+
+// awaitChat waits for the cycle that consumes the chat's message. A run on
+// this node answers over cw.ch, and so do a suspension or deletion here; one
+// on another node shows only in the record, read every taskPoll: an agent
+// deleted or re-created will not answer, nor will a suspended one once no
+// run of it is in flight here (a cycle in flight commits, and answers).
+func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, id, gen string, cw *chatWait) (json.RawMessage, error) {
+	tick := time.NewTicker(taskPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case o := <-cw.ch:
+			return o.output, o.err
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-tick.C:
+			r, err := peek(octx, eng, id)
+			switch {
+			case err != nil: // the store is unwell: look again later
+			case r == nil || r.Status == Terminated || r.Gen != gen:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
+			case r.Status == Suspended && a.running(key):
+			case r.Status == Suspended && r.Error != nil:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
+			case r.Status == Suspended:
+				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", id)
+			}
+		}
+	}
+}
+
+// peek reads agent id's status, error and generation only (not its
+// sessions and timeline, which a poll has no use for); nil if there is no
+// agent.
+func peek(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
+	r := &record{}
+	for _, f := range []struct {
+		path string
+		dst  any
+	}{{"status", &r.Status}, {"error", &r.Error}, {"gen", &r.Gen}} {
+		res, err := eng.Read(ctx, "g/"+id+"/"+f.path, 0)
+		if err != nil {
+			return nil, err
+		}
+		if res.Exists {
+			json.Unmarshal(res.Value, f.dst)
+		}
+	}
+	if r.Status == "" {
+		return nil, nil
+	}
+	return r, nil
 }
 
 // deliverMessage appends a message to a session's pending queue, minting

@@ -29,7 +29,7 @@ func anthropicBody(req *Request) map[string]any {
 		Role    string     `json:"role"`
 		Content []antBlock `json:"content"`
 	}
-	var msgs []msg
+	msgs := []msg{}
 	add := func(role string, b antBlock) {
 		if n := len(msgs); n > 0 && msgs[n-1].Role == role {
 			msgs[n-1].Content = append(msgs[n-1].Content, b)

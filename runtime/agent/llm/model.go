@@ -33,10 +33,10 @@ type Tool struct {
 
 // Request is one model call (the input of llm:chat).
 type Request struct {
-	Provider       string          `json:"provider"`     // openai (default) or anthropic
-	BaseURL        string          `json:"baseUrl"`      // default the provider's public API
-	Model          string          `json:"model"`        //
-	APIKeySecret   string          `json:"apiKeySecret"` // default OPENAI_API_KEY / ANTHROPIC_API_KEY
+	Provider       string          `json:"provider,omitempty"` // openai (default) or anthropic
+	BaseURL        string          `json:"baseUrl"`            // default the provider's public API
+	Model          string          `json:"model"`              //
+	APIKeySecret   string          `json:"apiKeySecret"`       // default OPENAI_API_KEY / ANTHROPIC_API_KEY
 	System         string          `json:"system"`
 	Messages       []Message       `json:"messages"`
 	Tools          []Tool          `json:"tools,omitempty"`
@@ -63,15 +63,44 @@ var providers = map[string]provider{
 	"anthropic": {"anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", callAnthropic},
 }
 
+// providerOf returns req's wire protocol.
+// Returns EINVALID for an unknown provider.
+func providerOf(req *Request) (provider, error) {
+	p, ok := providers[strings.ToLower(cmp(req.Provider, "openai"))]
+	if !ok {
+		return p, venue.Errorf(venue.EINVALID, "Unknown provider '%s': use openai (or any OpenAI-compatible API with baseUrl) or anthropic", req.Provider)
+	}
+	return p, nil
+}
+
+// Sent is what a model call sends: the provider's request body, or, for an
+// agent's own model (llmOperation), that operation's input. agent:context
+// shows this, so it is built by the code that builds what is sent.
+func Sent(req *Request, llmOp string) (map[string]any, error) {
+	if llmOp != "" {
+		var m map[string]any
+		b, _ := json.Marshal(req)
+		return m, json.Unmarshal(b, &m)
+	}
+	p, err := providerOf(req)
+	if err != nil {
+		return nil, err
+	}
+	if p.name == "anthropic" {
+		return anthropicBody(req), nil
+	}
+	return openAIBody(req), nil
+}
+
 // Call sends req to its provider with the caller's key. The key never
 // leaves the venue's outbound request: it is passed by secret reference
 // and masked in every record of the job.
 // Returns EINVALID for an unknown provider or a missing key (the spec's
 // "API key not found" message), EUNAVAILABLE when the provider fails.
 func Call(ctx context.Context, env *runtime.Env, req *Request) (*Response, error) {
-	p, ok := providers[strings.ToLower(cmp(req.Provider, "openai"))]
-	if !ok {
-		return nil, venue.Errorf(venue.EINVALID, "Unknown provider '%s': use openai (or any OpenAI-compatible API with baseUrl) or anthropic", req.Provider)
+	p, err := providerOf(req)
+	if err != nil {
+		return nil, err
 	}
 	secret := strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/")
 	if _, err := env.Secret(ctx, secret); err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -100,12 +101,7 @@ func transition(ctx context.Context, in json.RawMessage, env *runtime.Env) (json
 		return nil, err
 	}
 	if p.Inspect {
-		out := map[string]any{"systemPrompt": pr.req.System, "contextEntries": pr.entries,
-			"tools": pr.req.Tools, "messages": pr.req.Messages, "model": pr.req.Model, "provider": cmp(pr.req.Provider, "openai")}
-		if pr.check != nil {
-			out["responseSchema"] = pr.schema
-		}
-		return json.Marshal(out)
+		return pr.view(p.Config.LLMOperation)
 	}
 	result, results, err := converse(ctx, env, &p, pr)
 	if err != nil {
@@ -118,12 +114,57 @@ func transition(ctx context.Context, in json.RawMessage, env *runtime.Env) (json
 	return json.Marshal(map[string]any{"state": state, "result": result, "taskResults": results})
 }
 
+// view is agent:context's answer: the system prompt, tools and messages
+// exactly as the model call would send them (taken from what Sent builds),
+// the context entries with their sizes, and the response schema in force.
+func (pr *prepared) view(llmOp string) (json.RawMessage, error) {
+	sent, err := Sent(&pr.req, llmOp)
+	if err != nil {
+		return nil, err
+	}
+	var body map[string]any
+	b, _ := json.Marshal(sent)
+	json.Unmarshal(b, &body)
+	list := func(v any) []any {
+		if l, ok := v.([]any); ok {
+			return l
+		}
+		return []any{}
+	}
+	messages := list(body["messages"])
+	system, ok := body["system"].(string)
+	if first, _ := firstOf(messages).(map[string]any); !ok && first["role"] == "system" {
+		system, _ = first["content"].(string) // chat completions send it as the first message
+	}
+	entries := pr.entries
+	if entries == nil {
+		entries = []entry{}
+	}
+	out := map[string]any{"systemPrompt": system, "contextEntries": entries, "tools": list(body["tools"]),
+		"messages": messages, "model": pr.req.Model, "provider": pr.req.Provider}
+	if llmOp != "" {
+		out["llmOperation"] = llmOp
+	}
+	if pr.check != nil {
+		out["responseSchema"] = pr.schema
+	}
+	return json.Marshal(out)
+}
+
+func firstOf(l []any) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return l[0]
+}
+
 // prepare builds the model request: system prompt with skills, the
 // conversation, the task, and the tools the agent is granted.
 func prepare(ctx context.Context, env *runtime.Env, p *input) (*prepared, error) {
 	c := p.Config
 	pr := &prepared{refs: map[string]string{}, schema: c.ResponseSchema}
-	pr.req = Request{Provider: c.Provider, BaseURL: c.BaseURL, Model: c.Model, APIKeySecret: c.APIKeySecret, Stream: c.Stream}
+	pr.req = Request{Provider: cmp(c.Provider, "openai"), BaseURL: c.BaseURL, Model: c.Model, APIKeySecret: c.APIKeySecret,
+		Stream: c.Stream, Messages: []Message{}}
 	var sys strings.Builder
 	sys.WriteString(c.SystemPrompt)
 	for _, path := range c.Skills {
@@ -185,7 +226,7 @@ func (pr *prepared) tools(ctx context.Context, env *runtime.Env, refs []string) 
 			return venue.Errorf(venue.EINVALID, "Tool %s of the agent's config: %s", ref, venue.ErrorMessage(err))
 		}
 		name := toolName(op)
-		pr.refs[name] = ref
+		pr.refs[snake(name)] = ref
 		params := op.Input
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object"}`)
@@ -200,14 +241,39 @@ func (pr *prepared) tools(ctx context.Context, env *runtime.Env, refs []string) 
 	return nil
 }
 
-// toolName is the operation's MCP tool name: toolName, else the adapter
-// name with ':' and '/' as '_'.
+// toolName is the operation's tool name as MCP names it too: the entry's
+// toolName, else its display name in snake_case.
 func toolName(op *venue.Operation) string {
-	n := op.ToolName
-	if n == "" {
-		n = op.Name
+	if op.ToolName != "" {
+		return op.ToolName
 	}
-	return strings.NewReplacer(":", "_", "/", "_").Replace(n)
+	return snake(op.Name)
+}
+
+// snake turns a display or tool name into snake_case as the MCP door does
+// (api/mcpserver): ':', '/', '-', '.' and spaces become '_', and a
+// lower-to-upper step becomes '_' + lower. A model's tool call is read the
+// same way, so an older name (agent_cancelTask) still finds its tool.
+func snake(s string) string {
+	var b strings.Builder
+	prevLower := false
+	for _, r := range s {
+		switch {
+		case r == ':' || r == '/' || r == '-' || r == '.' || r == ' ':
+			b.WriteByte('_')
+			prevLower = false
+		case unicode.IsUpper(r):
+			if prevLower {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			prevLower = false
+		default:
+			b.WriteRune(r)
+			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
+		}
+	}
+	return b.String()
 }
 
 // text renders a JSON value for a prompt: strings as they are.
@@ -300,16 +366,17 @@ func ask(ctx context.Context, env *runtime.Env, llmOp string, req *Request) (*Re
 // callTool runs one tool call as the agent's owner and returns what the
 // model is told: the output, or the error.
 func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, results map[string]any) string {
-	ref, ok := pr.refs[tc.Name]
+	name := snake(tc.Name)
+	ref, ok := pr.refs[name]
 	switch {
-	case tc.Name == completeTool && pr.task != "":
+	case name == completeTool && pr.task != "":
 		ref = "v/ops/agent/complete-task"
-	case tc.Name == failTool && pr.task != "":
+	case name == failTool && pr.task != "":
 		ref = "v/ops/agent/fail-task"
 	case !ok:
 		return "Error: tool " + tc.Name + " is not granted to this agent"
 	}
-	if tc.Name == completeTool && pr.check != nil {
+	if name == completeTool && pr.check != nil {
 		if msg, ok := pr.checkResult(tc.Arguments); !ok {
 			return msg
 		}
@@ -323,7 +390,7 @@ func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, 
 	if rec.Status != venue.StatusComplete {
 		return fmt.Sprintf("Error: %s %s: %s", tc.Name, rec.Status, rec.Error)
 	}
-	switch tc.Name {
+	switch name {
 	case completeTool:
 		var a struct {
 			Result json.RawMessage `json:"result"`
