@@ -33,7 +33,7 @@ func TestRenderer_Value(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := (renderer{compact: tc.compact}).value(v, tc.budget); got != tc.want {
+			if got := newRenderer(tc.compact).value(v, tc.budget); got != tc.want {
 				t.Errorf("value(%s, %d) = %s, want %s", tc.value, tc.budget, got, tc.want)
 			}
 		})
