@@ -66,6 +66,15 @@ func schemaCases() []Case {
 		{Name: "schema: a value 9990 deep against a recursive schema", Op: validate,
 			Input:  `{"schema":{"items":{"$ref":"#"}},"value":` + nested("[", "", "]", 9990) + `}`,
 			Output: `{"valid":true}`},
+		{Name: "schema: a value 9990 deep through three $refs a level", Op: validate,
+			Input: `{"schema":{"items":{"$ref":"#/$defs/a"},"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#"}}},"value":` + nested("[", "", "]", 9990) + `}`,
+			Error: "the schema and value nest too deeply to check within the venue's limits"},
+		{Name: "schema: a chain of 50000 $refs", Op: validate,
+			Input: `{"schema":` + refChain(50000) + `,"value":1}`,
+			Error: "the schema's $refs chain more than 1000 deep at value"},
+		{Name: "schema: a 200 kB pattern", Op: validate,
+			Input: `{"schema":{"pattern":"` + strings.Repeat("a", 200_000) + `"},"value":"a"}`,
+			Error: "the schema's patterns are too large for the venue"},
 		{Name: "schema: a schema 9990 deep", Op: validate,
 			Input:  `{"schema":` + nested(`{"not":`, `{"type":"string"}`, "}", 9990) + `,"value":1}`,
 			Output: `"valid":false`},
@@ -147,6 +156,17 @@ func DoublingRefs(n int) string {
 		fmt.Fprintf(&b, `,"a%d":{"anyOf":[{"$ref":"#/$defs/a%d"},{"$ref":"#/$defs/a%d"}]}`, i, i-1, i-1)
 	}
 	fmt.Fprintf(&b, `},"$ref":"#/$defs/a%d"}`, n)
+	return b.String()
+}
+
+// refChain is a schema whose $defs a0 … an-1 each $ref the next.
+func refChain(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"$ref":"#/$defs/a0","$defs":{`)
+	for i := range n - 1 {
+		fmt.Fprintf(&b, `"a%d":{"$ref":"#/$defs/a%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"a%d":{"type":"integer"}}}`, n-1)
 	return b.String()
 }
 

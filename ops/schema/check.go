@@ -94,6 +94,12 @@ func (c *checker) checkRef(o *jsonv.Object, v any, at *place) *Violation {
 		}
 		return r
 	}
+	if c.hops++; c.hops > maxHops {
+		ref, _ := o.Get("$ref")
+		c.fail(fmt.Errorf("the schema's $refs chain more than %d deep at %s (the last: %s): too deeply to check within the venue's limits", maxHops, at, short(ref)))
+		return stopped
+	}
+	defer func() { c.hops-- }()
 	if len(c.memo) >= maxMemo {
 		return c.check(target, v, at)
 	}
@@ -101,6 +107,16 @@ func (c *checker) checkRef(o *jsonv.Object, v any, at *place) *Violation {
 	r := c.check(target, v, at)
 	c.memo[key] = r
 	return r
+}
+
+// checkPart checks an item or member of the value, where $refs followed in
+// a row count from zero again.
+func (c *checker) checkPart(node, v any, at *place) *Violation {
+	hops := c.hops
+	c.hops = 0
+	bad := c.check(node, v, at)
+	c.hops = hops
+	return bad
 }
 
 func (c *checker) checkKind(o *jsonv.Object, v any, at *place) *Violation {
@@ -236,7 +252,7 @@ func (c *checker) checkArray(o *jsonv.Object, a []any, at *place) *Violation {
 		if sub == nil {
 			continue
 		}
-		if bad := c.check(sub, e, at.item(a, i)); bad != nil {
+		if bad := c.checkPart(sub, e, at.item(a, i)); bad != nil {
 			return bad
 		}
 	}
@@ -288,7 +304,7 @@ func (c *checker) checkMember(o *jsonv.Object, k string, val any, at *place) *Vi
 	if props, ok := o.Get("properties"); ok {
 		if sub, ok := props.(*jsonv.Object).Get(k); ok {
 			matched = true
-			if bad := c.check(sub, val, at); bad != nil {
+			if bad := c.checkPart(sub, val, at); bad != nil {
 				return bad
 			}
 		}
@@ -299,7 +315,7 @@ func (c *checker) checkMember(o *jsonv.Object, k string, val any, at *place) *Vi
 			if c.match(c.s.patProps[pats][i], k) {
 				matched = true
 				sub, _ := pats.Get(p)
-				if bad := c.check(sub, val, at); bad != nil {
+				if bad := c.checkPart(sub, val, at); bad != nil {
 					return bad
 				}
 			}
@@ -309,7 +325,7 @@ func (c *checker) checkMember(o *jsonv.Object, k string, val any, at *place) *Vi
 		if add == false {
 			return violation(at, "property is not allowed (additionalProperties is false)")
 		}
-		return c.check(add, val, at)
+		return c.checkPart(add, val, at)
 	}
 	return nil
 }

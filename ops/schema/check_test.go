@@ -36,6 +36,8 @@ func TestValidate(t *testing.T) {
 		{"the audit's doubling $refs", opstest.DoublingRefs(40), `1`, "value: matches no schema of anyOf (the first says: value: matches no schema of anyOf"},
 		{"the audit's doubling $refs, valid", opstest.DoublingRefs(40), `"s"`, ""},
 		{"a recursive schema over a deep value", `{"items":{"$ref":"#"},"type":"array"}`, `[[[[1]]]]`, "value.0.0.0.0: got integer, want array"},
+		{"a chain of 1000 $refs", refChain(1000), `1`, ""},
+		{"a chain of 1000 $refs at every level of the value", `{"items":{"$ref":"#"},"anyOf":[{"type":"array"},{"$ref":"#/$defs/a0"}],"$defs":` + chainDefs(999) + `}`, `[[[1]]]`, ""},
 		{"anyOf stops at a match", `{"anyOf":[{"type":"integer"},{"$ref":"#"}]}`, `1`, ""},
 		{"oneOf counts every match", `{"oneOf":[{},{"type":"integer"},{"minimum":0}]}`, `1`, "value: matches 3 schemas of oneOf, want exactly one"},
 		{"a long message is cut", `{"const":"x"}`, `"` + strings.Repeat("y", 100) + `"`, `value: must be "x"`},
@@ -66,6 +68,7 @@ func TestValidate_Stops(t *testing.T) {
 		{"a $ref to itself", `{"$ref":"#"}`, `1`, `$ref "#" leads back to itself without consuming any of the value (at value)`},
 		{"a loop under not is no pass", `{"$defs":{"x":{"anyOf":[false,{"$ref":"#/$defs/x"}]}},"not":{"$ref":"#/$defs/x"}}`, `1`, "leads back to itself"},
 		{"a loop deeper in the value", `{"items":{"$ref":"#/$defs/x"},"$defs":{"x":{"allOf":[{"$ref":"#/$defs/x"}]}}}`, `[1]`, "(at value.0)"},
+		{"a chain of 1001 $refs", refChain(1001), `1`, "the schema's $refs chain more than 1000 deep at value"},
 		{"too many steps", `{"items":{"allOf":[` + strings.Repeat(`{},`, 3000) + `{}]}}`, `[` + strings.Repeat(`1,`, 1000) + `1]`, "schema too complex to check within the venue's limits"},
 		{"too many steps under anyOf", `{"anyOf":[{"items":{"allOf":[` + strings.Repeat(`{},`, 3000) + `{}]}},true]}`, `[` + strings.Repeat(`1,`, 1000) + `1]`, "schema too complex"},
 		{"a long pattern over a long string", `{"allOf":[` + strings.Repeat(`{"pattern":"a{1000}"},`, 9) + `{"pattern":"a{1000}"}]}`, `"` + strings.Repeat("a", 1<<20) + `"`, "schema too complex"},
@@ -133,5 +136,19 @@ func distinctPatterns(n int) string {
 	for i := range n {
 		fmt.Fprintf(&b, `{"pattern":"a{1000}%d"},`, i)
 	}
+	return b.String()
+}
+
+// refChain is a schema whose $defs a0 … an-1 each $ref the next: n $refs
+// in a row with the root's.
+func refChain(n int) string { return `{"$ref":"#/$defs/a0","$defs":` + chainDefs(n) + `}` }
+
+func chainDefs(n int) string {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := range n - 1 {
+		fmt.Fprintf(&b, `"a%d":{"$ref":"#/$defs/a%d"},`, i, i+1)
+	}
+	fmt.Fprintf(&b, `"a%d":{"type":"integer"}}`, n-1)
 	return b.String()
 }

@@ -36,6 +36,16 @@ type Schema struct {
 	patProps map[*jsonv.Object][]*pattern // the patterns of a patternProperties object, in its key order
 	byText   map[string]*pattern          // the patterns compiled so far, by their text
 	insts    int                          // regexp instructions of all patterns together
+	targets  []target                     // $ref targets still to compile
+}
+
+// target is a $ref's target, compiled after the walk that found it rather
+// than from inside it: a chain of $refs compiled recursively would nest as
+// deep as it is long.
+type target struct {
+	node any
+	ref  string
+	at   *pointer
 }
 
 // pattern is a compiled regular expression and the size of its program,
@@ -70,7 +80,15 @@ var typeNames = map[string]bool{
 func Compile(doc any) (*Schema, error) {
 	s := &Schema{root: doc, compiled: map[*jsonv.Object]bool{}, refs: map[*jsonv.Object]any{},
 		pattern: map[*jsonv.Object]*pattern{}, patProps: map[*jsonv.Object][]*pattern{}, byText: map[string]*pattern{}}
-	if err := s.compile(doc, nil); err != nil {
+	err := s.compile(doc, nil)
+	for len(s.targets) > 0 && err == nil {
+		t := s.targets[len(s.targets)-1]
+		s.targets = s.targets[:len(s.targets)-1]
+		if err = s.compile(t.node, t.at); err != nil {
+			err = fmt.Errorf("$ref %s does not point to a schema: %v", short(t.ref), err)
+		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("'schema' is not a valid JSON Schema: %v", err)
 	}
 	return s, nil
@@ -169,21 +187,19 @@ func (s *Schema) keyword(o *jsonv.Object, k string, v any, at *pointer) error {
 	return nil
 }
 
-// ref resolves the $ref of node o once, and compiles its target, which
+// ref resolves the $ref of node o once, and has its target compiled, which
 // may lie outside the places compile walks (in $defs of a subschema, say).
 func (s *Schema) ref(o *jsonv.Object, v any, at *pointer) error {
 	ref, ok := v.(string)
 	if !ok {
 		return fmt.Errorf("%s: must be a string", at)
 	}
-	target, err := s.resolve(ref)
+	node, err := s.resolve(ref)
 	if err != nil {
 		return fmt.Errorf("%s: %v", at, err)
 	}
-	s.refs[o] = target
-	if err := s.compile(target, at); err != nil {
-		return fmt.Errorf("$ref %q does not point to a schema: %v", ref, err)
-	}
+	s.refs[o] = node
+	s.targets = append(s.targets, target{node, ref, at})
 	return nil
 }
 
@@ -279,6 +295,10 @@ func (s *Schema) compilePattern(v any, at *pointer) (*pattern, error) {
 	bad := func(err error) error {
 		return fmt.Errorf("%s: pattern %s is not a regular expression Go accepts: %v", at, short(p), err)
 	}
+	tooLarge := fmt.Errorf("%s: the schema's patterns are too large for the venue: together they compile to over %d regexp instructions", at, maxPatternInsts)
+	if len(p) > maxPatternInsts-s.insts {
+		return nil, tooLarge // a text this long takes its time and memory to parse, whatever it compiles to
+	}
 	re, err := syntax.Parse(p, syntax.Perl)
 	if err != nil {
 		return nil, bad(err)
@@ -288,7 +308,7 @@ func (s *Schema) compilePattern(v any, at *pointer) (*pattern, error) {
 		return nil, bad(err)
 	}
 	if s.insts += len(prog.Inst); s.insts > maxPatternInsts {
-		return nil, fmt.Errorf("%s: the schema's patterns are too large for the venue: together they compile to over %d regexp instructions", at, maxPatternInsts)
+		return nil, tooLarge
 	}
 	compiled, err := regexp.Compile(p)
 	if err != nil {

@@ -21,7 +21,8 @@ import (
 const (
 	maxSteps = 2_000_000
 	maxMemo  = 1 << 17 // remembered $ref outcomes; each costs guest memory
-	maxDepth = 30_000  // nested checks: value nesting and $ref chains together
+	maxDepth = 25_000  // nested checks: value nesting and $ref chains together; each costs guest stack
+	maxHops  = 1000    // $refs followed in a row at one place of the value
 )
 
 var errTooComplex = fmt.Errorf("schema too complex to check within the venue's limits: "+
@@ -35,6 +36,7 @@ type checker struct {
 	s     *Schema
 	steps int                   // work left
 	depth int                   // checks under way
+	hops  int                   // $refs followed in a row at the current place
 	memo  map[refKey]*Violation // what a $ref target gave at a place: nil (valid), a violation, or applying
 	stop  error                 // why checking stopped short; every check returns stopped from then on
 }
