@@ -27,6 +27,11 @@ const errPaths = "'paths' must be a string or array of strings"
 // summaryKeys is how many keys of a too-large map inspect asks the host for.
 const summaryKeys = 20
 
+// maxPaths bounds the paths of one inspect: each is a host call and up to
+// inspectReadMax bytes parsed, and at the smallest budget a thousand
+// previews are already more than anyone reads.
+const maxPaths = 1000
+
 func inspect(in json.RawMessage) (any, error) {
 	var p struct {
 		Paths   json.RawMessage `json:"paths"`
@@ -40,12 +45,15 @@ func inspect(in json.RawMessage) (any, error) {
 	if paths == nil {
 		return nil, guest.Errorf(errPaths)
 	}
+	if len(paths) > maxPaths {
+		return nil, guest.Errorf("'paths' lists %d paths; inspect takes at most %d paths at a time", len(paths), maxPaths)
+	}
 	budget, err := budgetOf(p.Budget)
 	if err != nil {
 		return nil, err
 	}
 	share := max(budget/len(paths), minBudget)
-	r := renderer{compact: p.Compact}
+	r := newRenderer(p.Compact)
 	lines := make([]string, len(paths))
 	for i, path := range paths {
 		text, err := r.path(path, share)

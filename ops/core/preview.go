@@ -21,8 +21,37 @@ import (
 // element all it can and shows further elements only whole; rendering stops
 // at the first member that does not fit. A value that cannot fit at all is still summarised ({…}, […],
 // "…"), so a preview may exceed a very small budget by a few bytes.
+//
+// An object may render its members twice (see object), so rendering a
+// deep value could take time exponential in its depth, and measuring each
+// level's whole form again, time quadratic in it. The built-in module has
+// no termination checks (docs/RATIONALE.md), so a renderer counts its work
+// in steps and, once they are spent, summarises whatever it has not yet
+// rendered: a preview always ends, in time linear in the value's size and
+// at most maxSteps more.
 type renderer struct {
 	compact bool // no spaces after ':' and ','
+	steps   *int // work left, shared by every path of one inspect
+}
+
+// maxSteps bounds the work of one inspect: a step is a member or element
+// looked at, or 64 bytes of a value measured. In the guest a step costs
+// well under a microsecond, so one inspect's rendering stays under about a
+// tenth of a second.
+const maxSteps = 200_000
+
+func newRenderer(compact bool) renderer {
+	steps := maxSteps
+	return renderer{compact: compact, steps: &steps}
+}
+
+// spend takes n steps and reports whether any were left to take.
+func (r renderer) spend(n int) bool {
+	if *r.steps <= 0 {
+		return false
+	}
+	*r.steps -= n
+	return true
 }
 
 func (r renderer) colon() string { return r.pick(": ", ":") }
@@ -40,11 +69,20 @@ func (r renderer) note(text string) string {
 	return r.pick(" /* "+text+" */", "/*"+text+"*/")
 }
 
+// summaryLen is the length of the shortest summary, {…} or "…".
+var summaryLen = len(`"…"`)
+
 // value renders v in about budget bytes.
 func (r renderer) value(v any, budget int) string {
 	budget = max(budget, 0)
+	if !r.spend(1) {
+		return r.summary(v)
+	}
 	if s, ok := r.whole(v, budget); ok {
 		return s
+	}
+	if budget < summaryLen {
+		return r.summary(v) // and not look inside a value nothing of which can show
 	}
 	switch v := v.(type) {
 	case string:
@@ -57,11 +95,32 @@ func (r renderer) value(v any, budget int) string {
 	return string(jsonv.Append(nil, v))
 }
 
+// summary is v in the fewest bytes, whatever the budget: a container or a
+// long string as {…}, […] or "…", anything else whole.
+func (r renderer) summary(v any) string {
+	switch v := v.(type) {
+	case []any:
+		if len(v) > 0 {
+			return "[…]"
+		}
+	case *jsonv.Object:
+		if v.Len() > 0 {
+			return "{…}"
+		}
+	case string:
+		if len(v) > summaryLen-2 {
+			return `"…"` // shorter strings quote to summaryLen bytes at least
+		}
+	}
+	return string(jsonv.Append(nil, v))
+}
+
 // whole renders all of v if that takes at most limit bytes. It gives up
 // as soon as it passes the limit, so trying costs at most limit bytes of
 // work however large v is.
 func (r renderer) whole(v any, limit int) (string, bool) {
 	b := r.appendWhole(make([]byte, 0, max(0, min(limit, 1024))), v, limit)
+	r.spend(len(b) / 64)
 	return string(b), len(b) <= limit
 }
 
@@ -96,7 +155,7 @@ func (r renderer) appendWhole(b []byte, v any, limit int) []byte {
 		if len(b)+len(v) > limit {
 			// Over the limit, which is all the caller needs to know: copy
 			// no more of a long string than it takes to pass it.
-			return append(b, v[:max(1, limit-len(b)+1)]...)
+			return append(b, v[:min(len(v), max(1, limit-len(b)+1))]...)
 		}
 	}
 	return jsonv.Append(b, v)
@@ -151,12 +210,17 @@ func (r renderer) array(a []any, budget int) string {
 // keeps room to note the keys it has to leave out.
 func (r renderer) object(o *jsonv.Object, budget int) string {
 	keys := o.Keys()
-	labels := make([]string, len(keys))
 	want := make([]int, max(0, min(len(keys), budget/minMember+1)))
-	for i := range keys {
-		labels[i] = key(keys[i]) + r.colon()
+	r.spend(len(want))
+	labels := make([]string, len(want))
+	label := func(i int) string {
+		if i < len(labels) {
+			return labels[i]
+		}
+		return key(keys[i]) + r.colon()
 	}
 	for i := range want {
+		labels[i] = key(keys[i]) + r.colon()
 		v, _ := o.Get(keys[i])
 		s, _ := r.whole(v, budget)
 		want[i] = len(labels[i]) + len(s)
@@ -175,7 +239,7 @@ func (r renderer) object(o *jsonv.Object, budget int) string {
 				share = max(shares[i], avail-later)
 			}
 			v, _ := o.Get(keys[i])
-			return labels[i] + r.value(v, min(share, avail)-len(labels[i]))
+			return label(i) + r.value(v, min(share, avail)-len(label(i)))
 		})
 		if s != "" {
 			return s
@@ -241,6 +305,9 @@ func (r renderer) members(open, close string, n, budget int, cut bool, member fu
 			sep = r.comma()
 		}
 		avail := budget - b.Len() - reserve - len(sep)
+		if !r.spend(1) && i > 0 && cut {
+			return r.cutAt(&b, i, rest, open, close, budget)
+		}
 		piece := member(i, avail)
 		switch {
 		case (piece == "" || len(piece) > avail) && !cut:

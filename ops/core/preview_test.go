@@ -1,7 +1,9 @@
 package core
 
 import (
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gridvenue/venue/ops/internal/jsonv"
 )
@@ -33,7 +35,7 @@ func TestRenderer_Value(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := (renderer{compact: tc.compact}).value(v, tc.budget); got != tc.want {
+			if got := newRenderer(tc.compact).value(v, tc.budget); got != tc.want {
 				t.Errorf("value(%s, %d) = %s, want %s", tc.value, tc.budget, got, tc.want)
 			}
 		})
@@ -47,5 +49,43 @@ func TestFairShares(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("fairShares = %v, want %v", got, want)
 		}
+	}
+}
+
+// TestRenderer_Hostile renders values that once took time exponential or
+// quadratic in their depth, or crashed: each must render within the
+// renderer's steps and as a preview.
+func TestRenderer_Hostile(t *testing.T) {
+	chain := strings.Repeat(`{"k1":1,"k2":"yy","z":`, 60) + `"` + strings.Repeat("x", 1000) + `"` + strings.Repeat("}", 60)
+	for _, tc := range []struct {
+		name   string
+		value  string
+		budget int
+		want   string
+	}{
+		{"60 nested objects, small budget", chain, 60, `{k1: 1, k2: "yy", z: {k1: 1, k2: "yy", z: {…}}}`},
+		{"60 nested objects, large budget", chain, 3000, `{k1: 1, k2: "yy", z: {k1: 1, k2: "yy", z: {k1: 1,`},
+		{"a long string 2000 arrays deep", strings.Repeat("[", 2000) + `"` + strings.Repeat("x", 900_000) + `"` + strings.Repeat("]", 2000), 800_000, `[[[[`},
+		{"an empty string past the budget", `{"` + strings.Repeat("k", 40) + `":""}`, 30, `{kkkk`},
+		{"a single long number", `[123456789012345678901234567890]`, 8, `[123456789012345678901234567890]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := jsonv.Parse([]byte(tc.value))
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := time.Now()
+			r := newRenderer(false)
+			got := r.value(v, tc.budget)
+			if took := time.Since(start); took > 2*time.Second {
+				t.Errorf("rendering took %s", took)
+			}
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("value = %.200s, want it to start %s", got, tc.want)
+			}
+			if *r.steps < -tc.budget {
+				t.Errorf("the renderer overspent its steps: %d left", *r.steps)
+			}
+		})
 	}
 }

@@ -19,6 +19,10 @@ func assoc(in json.RawMessage) (any, error) {
 	if !ok {
 		return nil, guest.Errorf("'path' must be a string like \"a/b\" or an array of keys and indices")
 	}
+	// value ends up len(segs) levels down, inside the output's {"result": …}.
+	if d := len(segs) + jsonv.Depth(value) + 1; d > jsonv.MaxDepth {
+		return nil, guest.Errorf("the result would nest too deeply: %d levels, over the %d JSON allows", d, jsonv.MaxDepth)
+	}
 	out, err := Assoc(target, segs, value)
 	if err != nil {
 		return nil, err

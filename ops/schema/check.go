@@ -1,86 +1,133 @@
 package schema
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/gridvenue/venue/ops/internal/jsonv"
 )
 
-// maxRefDepth bounds how many $refs one validation may follow in a row, so
-// that a schema referring to itself without consuming the value ends.
-const maxRefDepth = 64
-
-// Violation is the first place a value breaks its schema.
-type Violation struct {
-	At  string // where in the value: "value", "value.tags.0"
-	Msg string // what is wrong there
-}
-
-func (v *Violation) Error() string { return v.At + ": " + v.Msg }
-
 // Validate checks v against the schema. Returns a *Violation naming the
-// first failing place, e.g. "value.tags.0: got number, want string".
+// first failing place, e.g. "value.tags.0: got number, want string", or
+// another error when the schema cannot be applied to v: its $refs loop
+// without consuming the value, or checking would take more than maxSteps.
 func (s *Schema) Validate(v any) error {
-	if bad := s.check(s.root, v, "value", 0); bad != nil {
+	c := &checker{s: s, steps: maxSteps, memo: map[refKey]*Violation{}}
+	bad := c.check(s.root, v, &place{})
+	switch {
+	case c.stop != nil:
+		return c.stop
+	case bad != nil:
 		return bad
 	}
 	return nil
 }
 
-func (s *Schema) check(node, v any, at string, refs int) *Violation {
+func (c *checker) check(node, v any, at *place) *Violation {
+	if !c.charge(scalarCost(v)) || !c.enter() {
+		return stopped
+	}
+	bad := c.apply(node, v, at)
+	c.depth--
+	return bad
+}
+
+// apply applies the schema node to v.
+func (c *checker) apply(node, v any, at *place) *Violation {
 	if b, ok := node.(bool); ok {
 		if b {
 			return nil
 		}
-		return &Violation{at, "no value is allowed here"}
+		return violation(at, "no value is allowed here")
 	}
 	o := node.(*jsonv.Object) // Compile made sure
-	if bad := s.checkRef(o, v, at, refs); bad != nil {
+	if bad := c.checkRef(o, v, at); bad != nil {
 		return bad
 	}
-	if bad := s.checkKind(o, v, at); bad != nil {
+	if bad := c.checkKind(o, v, at); bad != nil {
 		return bad
 	}
-	if bad := s.checkNumber(o, v, at); bad != nil {
+	if bad := c.checkValue(o, v, at); bad != nil {
 		return bad
 	}
-	if bad := s.checkString(o, v, at); bad != nil {
-		return bad
-	}
-	if bad := s.checkArray(o, v, at, refs); bad != nil {
-		return bad
-	}
-	if bad := s.checkObject(o, v, at, refs); bad != nil {
-		return bad
-	}
-	return s.checkCombined(o, v, at, refs)
+	return c.checkCombined(o, v, at)
 }
 
-func (s *Schema) checkRef(o *jsonv.Object, v any, at string, refs int) *Violation {
-	ref, ok := o.Get("$ref")
+// checkValue applies the keywords of v's own type.
+func (c *checker) checkValue(o *jsonv.Object, v any, at *place) *Violation {
+	switch v := v.(type) {
+	case json.Number:
+		return c.checkNumber(o, v, at)
+	case string:
+		return c.checkString(o, v, at)
+	case []any:
+		return c.checkArray(o, v, at)
+	case *jsonv.Object:
+		return c.checkObject(o, v, at)
+	}
+	return nil
+}
+
+// checkRef applies the target of o's $ref, remembering the outcome for
+// this place of the value: a target reached again there (through anyOf
+// branches that share it, say) costs nothing, so a schema's $refs cannot
+// multiply the work. Reaching it again while it is still being applied is
+// a loop that would never end.
+func (c *checker) checkRef(o *jsonv.Object, v any, at *place) *Violation {
+	target, ok := c.s.refs[o]
 	if !ok {
 		return nil
 	}
-	if refs >= maxRefDepth {
-		return &Violation{at, "schema $refs nest too deeply"}
+	if _, isBool := target.(bool); isBool {
+		return c.check(target, v, at)
 	}
-	target, _ := s.resolve(ref.(string)) // Compile resolved it once
-	return s.check(target, v, at, refs+1)
+	key := refKey{target: target, in: at.in, i: at.i}
+	if r, done := c.memo[key]; done {
+		if r == applying {
+			ref, _ := o.Get("$ref")
+			c.fail(fmt.Errorf("'schema' is not a valid JSON Schema: $ref %s leads back to itself without consuming any of the value (at %s)", short(ref), at))
+			return stopped
+		}
+		return r
+	}
+	if c.hops++; c.hops > maxHops {
+		ref, _ := o.Get("$ref")
+		c.fail(fmt.Errorf("the schema's $refs chain more than %d deep at %s (the last: %s): too deeply to check within the venue's limits", maxHops, at, short(ref)))
+		return stopped
+	}
+	defer func() { c.hops-- }()
+	if len(c.memo) >= maxMemo {
+		return c.check(target, v, at)
+	}
+	c.memo[key] = applying
+	r := c.check(target, v, at)
+	c.memo[key] = r
+	return r
 }
 
-func (s *Schema) checkKind(o *jsonv.Object, v any, at string) *Violation {
+// checkPart checks an item or member of the value, where $refs followed in
+// a row count from zero again.
+func (c *checker) checkPart(node, v any, at *place) *Violation {
+	hops := c.hops
+	c.hops = 0
+	bad := c.check(node, v, at)
+	c.hops = hops
+	return bad
+}
+
+func (c *checker) checkKind(o *jsonv.Object, v any, at *place) *Violation {
 	if t, ok := o.Get("type"); ok && !hasType(t, v) {
-		return &Violation{at, fmt.Sprintf("got %s, want %s", jsonv.Kind(v), typeList(t))}
+		return violation(at, fmt.Sprintf("got %s, want %s", jsonv.Kind(v), typeList(t)))
 	}
-	if e, ok := o.Get("enum"); ok && !contains(e.([]any), v) {
-		return &Violation{at, "must be one of " + short(e)}
+	if e, ok := o.Get("enum"); ok && !c.contains(e.([]any), v) {
+		return violation(at, "must be one of "+short(e))
 	}
-	if c, ok := o.Get("const"); ok && !equal(c, v) {
-		return &Violation{at, "must be " + short(c)}
+	if k, ok := o.Get("const"); ok && !c.equal(k, v) {
+		return violation(at, "must be "+short(k))
 	}
 	return nil
 }
@@ -118,81 +165,82 @@ func typeList(t any) string {
 	return strings.Join(parts, " or ")
 }
 
-func (s *Schema) checkNumber(o *jsonv.Object, v any, at string) *Violation {
+// numberBound is a keyword that bounds a number, and how.
+type numberBound struct {
+	key  string
+	fail func(f, limit float64) bool
+	says string
+}
+
+var numberBounds = []numberBound{
+	{"minimum", func(f, l float64) bool { return f < l }, "at least"},
+	{"maximum", func(f, l float64) bool { return f > l }, "at most"},
+	{"exclusiveMinimum", func(f, l float64) bool { return f <= l }, "more than"},
+	{"exclusiveMaximum", func(f, l float64) bool { return f >= l }, "less than"},
+}
+
+func (c *checker) checkNumber(o *jsonv.Object, v json.Number, at *place) *Violation {
+	_, multiple := o.Get("multipleOf")
+	if !multiple && !slices.ContainsFunc(numberBounds, func(b numberBound) bool { _, has := o.Get(b.key); return has }) {
+		return nil // and spare parsing the number
+	}
 	f, ok := number(v)
 	if !ok {
 		return nil
 	}
-	for _, b := range []struct {
-		key  string
-		fail func(f, limit float64) bool
-		says string
-	}{
-		{"minimum", func(f, l float64) bool { return f < l }, "at least"},
-		{"maximum", func(f, l float64) bool { return f > l }, "at most"},
-		{"exclusiveMinimum", func(f, l float64) bool { return f <= l }, "more than"},
-		{"exclusiveMaximum", func(f, l float64) bool { return f >= l }, "less than"},
-	} {
-		if l, ok := o.Get(b.key); ok {
+	for _, b := range numberBounds {
+		if l, has := o.Get(b.key); has {
 			if limit, _ := number(l); b.fail(f, limit) {
-				return &Violation{at, fmt.Sprintf("%s must be %s %s", jsonv.Append(nil, v), b.says, jsonv.Append(nil, l))}
+				return violation(at, fmt.Sprintf("%s must be %s %s", short(v), b.says, short(l)))
 			}
 		}
 	}
-	if m, ok := o.Get("multipleOf"); ok {
+	if m, has := o.Get("multipleOf"); has {
 		d, _ := number(m)
 		if q := f / d; math.Abs(q-math.Round(q)) > 1e-9*math.Max(1, math.Abs(q)) {
-			return &Violation{at, fmt.Sprintf("%s is not a multiple of %s", jsonv.Append(nil, v), jsonv.Append(nil, m))}
+			return violation(at, fmt.Sprintf("%s is not a multiple of %s", short(v), short(m)))
 		}
 	}
 	return nil
 }
 
-func (s *Schema) checkString(o *jsonv.Object, v any, at string) *Violation {
-	str, ok := v.(string)
-	if !ok {
-		return nil
+func (c *checker) checkString(o *jsonv.Object, str string, at *place) *Violation {
+	_, hasMin := o.Get("minLength")
+	_, hasMax := o.Get("maxLength")
+	if hasMin || hasMax {
+		if bad := bounds(o, utf8.RuneCountInString(str), "minLength", "maxLength", "characters", at); bad != nil {
+			return bad
+		}
 	}
-	n := utf8.RuneCountInString(str)
-	if bad := bounds(o, n, "minLength", "maxLength", "characters", at); bad != nil {
-		return bad
-	}
-	if p, ok := o.Get("pattern"); ok && !s.patterns[p.(string)].MatchString(str) {
-		return &Violation{at, fmt.Sprintf("%s does not match the pattern %s", short(str), short(p))}
+	if p := c.s.pattern[o]; p != nil && !c.match(p, str) {
+		pat, _ := o.Get("pattern")
+		return violation(at, fmt.Sprintf("%s does not match the pattern %s", short(str), short(pat)))
 	}
 	return nil
 }
 
 // bounds checks a count n against the keywords min and max.
-func bounds(o *jsonv.Object, n int, min, max, unit, at string) *Violation {
+func bounds(o *jsonv.Object, n int, min, max, unit string, at *place) *Violation {
 	if l, ok := o.Get(min); ok {
 		if limit, _ := number(l); float64(n) < limit {
-			return &Violation{at, fmt.Sprintf("has %d %s, want at least %s", n, unit, jsonv.Append(nil, l))}
+			return violation(at, fmt.Sprintf("has %d %s, want at least %s", n, unit, short(l)))
 		}
 	}
 	if l, ok := o.Get(max); ok {
 		if limit, _ := number(l); float64(n) > limit {
-			return &Violation{at, fmt.Sprintf("has %d %s, want at most %s", n, unit, jsonv.Append(nil, l))}
+			return violation(at, fmt.Sprintf("has %d %s, want at most %s", n, unit, short(l)))
 		}
 	}
 	return nil
 }
 
-func (s *Schema) checkArray(o *jsonv.Object, v any, at string, refs int) *Violation {
-	a, ok := v.([]any)
-	if !ok {
-		return nil
-	}
+func (c *checker) checkArray(o *jsonv.Object, a []any, at *place) *Violation {
 	if bad := bounds(o, len(a), "minItems", "maxItems", "items", at); bad != nil {
 		return bad
 	}
 	if u, _ := o.Get("uniqueItems"); u == true {
-		for i := range a {
-			for j := i + 1; j < len(a); j++ {
-				if equal(a[i], a[j]) {
-					return &Violation{at, fmt.Sprintf("items %d and %d are equal, want unique items", i, j)}
-				}
-			}
+		if i, j, dup := c.duplicate(a); dup {
+			return violation(at, fmt.Sprintf("items %d and %d are equal, want unique items", i, j))
 		}
 	}
 	prefix, rest := itemSchemas(o)
@@ -204,7 +252,7 @@ func (s *Schema) checkArray(o *jsonv.Object, v any, at string, refs int) *Violat
 		if sub == nil {
 			continue
 		}
-		if bad := s.check(sub, e, at+"."+strconv.Itoa(i), refs); bad != nil {
+		if bad := c.checkPart(sub, e, at.item(a, i)); bad != nil {
 			return bad
 		}
 	}
@@ -225,24 +273,24 @@ func itemSchemas(o *jsonv.Object) (prefix []any, rest any) {
 	return prefix, items
 }
 
-func (s *Schema) checkObject(o *jsonv.Object, v any, at string, refs int) *Violation {
-	obj, ok := v.(*jsonv.Object)
-	if !ok {
-		return nil
-	}
+func (c *checker) checkObject(o *jsonv.Object, obj *jsonv.Object, at *place) *Violation {
 	if bad := bounds(o, obj.Len(), "minProperties", "maxProperties", "properties", at); bad != nil {
 		return bad
 	}
 	if r, ok := o.Get("required"); ok {
-		for _, k := range r.([]any) {
+		names := r.([]any)
+		if !c.charge(len(names)) {
+			return stopped
+		}
+		for _, k := range names {
 			if _, has := obj.Get(k.(string)); !has {
-				return &Violation{at, fmt.Sprintf("missing property '%s'", k)}
+				return violation(at, fmt.Sprintf("missing property '%s'", k))
 			}
 		}
 	}
-	for _, k := range obj.Keys() {
+	for i, k := range obj.Keys() {
 		val, _ := obj.Get(k)
-		if bad := s.checkMember(o, k, val, at+"."+k, refs); bad != nil {
+		if bad := c.checkMember(o, k, val, at.member(obj, i, k)); bad != nil {
 			return bad
 		}
 	}
@@ -251,23 +299,23 @@ func (s *Schema) checkObject(o *jsonv.Object, v any, at string, refs int) *Viola
 
 // checkMember checks member k of an object against properties,
 // patternProperties and, when neither names it, additionalProperties.
-func (s *Schema) checkMember(o *jsonv.Object, k string, val any, at string, refs int) *Violation {
+func (c *checker) checkMember(o *jsonv.Object, k string, val any, at *place) *Violation {
 	matched := false
 	if props, ok := o.Get("properties"); ok {
 		if sub, ok := props.(*jsonv.Object).Get(k); ok {
 			matched = true
-			if bad := s.check(sub, val, at, refs); bad != nil {
+			if bad := c.checkPart(sub, val, at); bad != nil {
 				return bad
 			}
 		}
 	}
 	if pp, ok := o.Get("patternProperties"); ok {
 		pats := pp.(*jsonv.Object)
-		for _, p := range pats.Keys() {
-			if s.patterns[p].MatchString(k) {
+		for i, p := range pats.Keys() {
+			if c.match(c.s.patProps[pats][i], k) {
 				matched = true
 				sub, _ := pats.Get(p)
-				if bad := s.check(sub, val, at, refs); bad != nil {
+				if bad := c.checkPart(sub, val, at); bad != nil {
 					return bad
 				}
 			}
@@ -275,106 +323,65 @@ func (s *Schema) checkMember(o *jsonv.Object, k string, val any, at string, refs
 	}
 	if add, ok := o.Get("additionalProperties"); ok && !matched {
 		if add == false {
-			return &Violation{at, "property is not allowed (additionalProperties is false)"}
+			return violation(at, "property is not allowed (additionalProperties is false)")
 		}
-		return s.check(add, val, at, refs)
+		return c.checkPart(add, val, at)
 	}
 	return nil
 }
 
-func (s *Schema) checkCombined(o *jsonv.Object, v any, at string, refs int) *Violation {
+func (c *checker) checkCombined(o *jsonv.Object, v any, at *place) *Violation {
 	if all, ok := o.Get("allOf"); ok {
 		for _, sub := range all.([]any) {
-			if bad := s.check(sub, v, at, refs); bad != nil {
+			if bad := c.check(sub, v, at); bad != nil {
 				return bad
 			}
 		}
 	}
 	if anyOf, ok := o.Get("anyOf"); ok {
-		if n, first := s.matches(anyOf.([]any), v, at, refs); n == 0 {
-			return &Violation{at, "matches no schema of anyOf (the first says: " + first.Error() + ")"}
+		if n, first := c.matches(anyOf.([]any), v, at, 1); c.stop != nil {
+			return stopped
+		} else if n == 0 {
+			return &Violation{at: at, msg: "matches no schema of anyOf", cause: first}
 		}
 	}
 	if one, ok := o.Get("oneOf"); ok {
-		switch n, first := s.matches(one.([]any), v, at, refs); {
+		switch n, first := c.matches(one.([]any), v, at, 0); {
+		case c.stop != nil:
+			return stopped
 		case n == 0:
-			return &Violation{at, "matches no schema of oneOf (the first says: " + first.Error() + ")"}
+			return &Violation{at: at, msg: "matches no schema of oneOf", cause: first}
 		case n > 1:
-			return &Violation{at, fmt.Sprintf("matches %d schemas of oneOf, want exactly one", n)}
+			return violation(at, fmt.Sprintf("matches %d schemas of oneOf, want exactly one", n))
 		}
 	}
-	if not, ok := o.Get("not"); ok && s.check(not, v, at, refs) == nil {
-		return &Violation{at, "must not match the schema of 'not'"}
+	if not, ok := o.Get("not"); ok {
+		if bad := c.check(not, v, at); c.stop != nil {
+			return stopped
+		} else if bad == nil {
+			return violation(at, "must not match the schema of 'not'")
+		}
 	}
 	return nil
 }
 
-// matches counts the schemas v satisfies, and returns the first failure.
-func (s *Schema) matches(schemas []any, v any, at string, refs int) (int, *Violation) {
+// matches counts the schemas v satisfies, stopping at enough (0: count
+// them all), and returns the first failure.
+func (c *checker) matches(schemas []any, v any, at *place, enough int) (int, *Violation) {
 	n := 0
 	var first *Violation
 	for _, sub := range schemas {
-		bad := s.check(sub, v, at, refs)
-		if bad == nil {
-			n++
-		} else if first == nil {
+		bad := c.check(sub, v, at)
+		switch {
+		case c.stop != nil:
+			return n, nil
+		case bad == nil:
+			if n++; n == enough {
+				return n, nil
+			}
+		case first == nil:
 			first = bad
 		}
 	}
 	return n, first
-}
-
-func contains(list []any, v any) bool {
-	for _, e := range list {
-		if equal(e, v) {
-			return true
-		}
-	}
-	return false
-}
-
-// equal compares JSON values as JSON Schema does: numbers by value,
-// objects regardless of member order.
-func equal(a, b any) bool {
-	switch a := a.(type) {
-	case *jsonv.Object:
-		bo, ok := b.(*jsonv.Object)
-		if !ok || a.Len() != bo.Len() {
-			return false
-		}
-		for _, k := range a.Keys() {
-			av, _ := a.Get(k)
-			bv, ok := bo.Get(k)
-			if !ok || !equal(av, bv) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		ba, ok := b.([]any)
-		if !ok || len(a) != len(ba) {
-			return false
-		}
-		for i := range a {
-			if !equal(a[i], ba[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	fa, aNum := number(a)
-	fb, bNum := number(b)
-	if aNum || bNum {
-		return aNum && bNum && fa == fb
-	}
-	return a == b
-}
-
-// short is a value's JSON, cut for an error message.
-func short(v any) string {
-	b := jsonv.Append(nil, v)
-	if len(b) > 80 {
-		return string(b[:77]) + "…"
-	}
-	return string(b)
 }

@@ -25,9 +25,15 @@ func inferOp(in json.RawMessage) (any, error) {
 	}
 	v, err := jsonv.Parse(p.Value)
 	if err != nil {
-		return nil, err
+		return nil, input.Invalid("value", err)
 	}
-	return map[string]any{"schema": Infer(v)}, nil
+	schema := Infer(v)
+	// A schema nests deeper than its example (an array's items, an
+	// object's properties add a level each), and JSON's depth is bounded.
+	if d := jsonv.Depth(schema) + 1; d > jsonv.MaxDepth {
+		return nil, guest.Errorf("'value' nests too deeply: its schema would nest %d levels deep, over the %d JSON allows", d, jsonv.MaxDepth)
+	}
+	return map[string]any{"schema": schema}, nil
 }
 
 // Infer returns a JSON Schema that the example v satisfies: its type, an
@@ -61,7 +67,10 @@ func (u union) add(v any) union {
 	kind := jsonv.Kind(v)
 	s := u.find(kind)
 	if s == nil {
-		s = &shape{kind: kind, props: map[string]union{}, seen: map[string]int{}}
+		s = &shape{kind: kind}
+		if kind == "object" {
+			s.props, s.seen = map[string]union{}, map[string]int{}
+		}
 		u = append(u, s)
 	} else if kind == "number" {
 		s.kind = "number" // an integer shape that met a fraction

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/gridvenue/venue/ops/internal/input"
 	"github.com/gridvenue/venue/ops/internal/jsonv"
@@ -44,8 +45,12 @@ func validateOp(in json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Validate(v); err != nil {
-		return result{Error: err.Error()}, nil
+	var bad *Violation
+	switch err := s.Validate(v); {
+	case errors.As(err, &bad):
+		return result{Error: bad.Error()}, nil
+	case err != nil:
+		return nil, err // the schema cannot be applied: no verdict on the value
 	}
 	return result{Valid: true}, nil
 }

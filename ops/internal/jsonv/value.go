@@ -1,93 +1,28 @@
 package jsonv
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"strconv"
 	"unicode/utf8"
 )
 
-// Object is a JSON object that remembers the order of its members.
-type Object struct {
-	keys []string
-	vals map[string]any
-}
-
-// NewObject returns an empty object.
-func NewObject() *Object { return &Object{vals: map[string]any{}} }
-
-// Keys returns the member names in order. The caller must not modify it.
-func (o *Object) Keys() []string { return o.keys }
-
-// Len returns the number of members.
-func (o *Object) Len() int { return len(o.keys) }
-
-// Get returns the member k.
-func (o *Object) Get(k string) (any, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
-// Set sets member k to v, appending k if it is new; a repeated key keeps
-// its first place and takes the last value, as encoding/json does.
-func (o *Object) Set(k string, v any) {
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-// MarshalJSON encodes the members in order.
-func (o *Object) MarshalJSON() ([]byte, error) { return Append(nil, o), nil }
-
-// Parse decodes exactly one JSON value.
-func Parse(b []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	v, err := decode(dec)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("invalid JSON: data after the value")
-	}
-	return v, nil
-}
-
-func decode(dec *json.Decoder) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("invalid JSON: %v", err)
-	}
-	switch tok {
-	case json.Delim('{'):
-		o := NewObject()
-		for dec.More() {
-			k, _ := dec.Token() // the decoder guarantees a string key here
-			v, err := decode(dec)
-			if err != nil {
-				return nil, err
-			}
-			o.Set(k.(string), v)
+// Depth is how deeply v nests: 0 for a scalar, 1 for a container of
+// scalars (or an empty one), and so on.
+func Depth(v any) int {
+	d := 0
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			d = max(d, Depth(e))
 		}
-		_, err = dec.Token()
-		return o, err
-	case json.Delim('['):
-		a := []any{}
-		for dec.More() {
-			v, err := decode(dec)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
+	case *Object:
+		for _, e := range v.vals {
+			d = max(d, Depth(e))
 		}
-		_, err = dec.Token()
-		return a, err
+	default:
+		return 0
 	}
-	return tok, nil
+	return d + 1
 }
 
 // Append appends the compact JSON encoding of v to b. Values that are not
@@ -118,7 +53,7 @@ func Append(b []byte, v any) []byte {
 				b = append(b, ',')
 			}
 			b = append(AppendString(b, k), ':')
-			b = Append(b, v.vals[k])
+			b = Append(b, v.vals[i])
 		}
 		return append(b, '}')
 	}

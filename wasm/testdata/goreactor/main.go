@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"strings"
 	"time"
@@ -82,13 +81,11 @@ func handle(op string, raw []byte) ([]byte, error) {
 		return json.Marshal(map[string]any{"args": os.Args, "env": os.Environ(), "now": time.Now().UnixMilli()})
 	case "readfile":
 		return readFiles()
-	case "socket":
-		c, err := net.Dial("tcp", in.Text)
-		if err == nil {
-			c.Close()
-			return []byte(`{"connected":true}`), nil
+	case "spin": // compute for size ms, with no host call the host could end
+		for end := time.Now().Add(time.Duration(in.Size) * time.Millisecond); time.Now().Before(end); {
+			sink++
 		}
-		return json.Marshal(map[string]any{"connected": false, "error": err.Error()})
+		return []byte(`{"spun":true}`), nil
 	case "badptr":
 		return badPointer(in)
 	case "loop":
