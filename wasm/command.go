@@ -18,14 +18,14 @@ import (
 // input is its stdin, its stdout the output, and a non-zero exit fails the
 // job with its stderr. The instance counts against MaxInstances while it
 // runs.
-func (h *Host) runCommand(ctx context.Context, m *Module, input []byte, env *runtime.Env) (json.RawMessage, error) {
+func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byte, env *runtime.Env) (json.RawMessage, error) {
 	if _, err := h.pools.take(ctx, poolKey{}); err != nil {
 		return nil, err
 	}
 	defer h.pools.release()
 	stdout, stderr := &capture{limit: h.cfg.MaxOutput}, &capture{limit: maxStderr}
 	c := &callState{}
-	c.begin(ctx, env)
+	c.begin(ctx, env, op)
 	ctx = withCall(ctx, c)
 	mod, err := h.instantiate(ctx, m, h.configFor(c, stderr).WithStdin(bytes.NewReader(input)).WithStdout(stdout))
 	if err != nil {

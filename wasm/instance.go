@@ -40,7 +40,7 @@ const errBit = 1 << 31
 // one. A guest that calls the host from _initialize gets no job to act for.
 func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) {
 	in := &instance{key: key, host: h}
-	in.call.begin(ctx, nil)
+	in.call.begin(ctx, nil, "")
 	defer in.call.end()
 	in.stderr.limit = maxStderr
 	ctx = withCall(ctx, &in.call)
@@ -72,7 +72,7 @@ func (h *Host) instantiate(ctx context.Context, m *Module, cfg wazero.ModuleConf
 // invoke runs op on input. Any failure but the guest's own error report
 // marks the instance broken.
 func (in *instance) invoke(ctx context.Context, op string, input []byte, env *runtime.Env) (json.RawMessage, error) {
-	in.call.begin(ctx, env)
+	in.call.begin(ctx, env, op)
 	in.stderr.Reset()
 	defer in.call.end()
 	ctx = withCall(ctx, &in.call)
