@@ -108,4 +108,3 @@ func inputKind(goKind string) string {
 	}
 	return jsonKind(goKind)
 }
-

@@ -132,7 +132,6 @@ func setSecret(ctx context.Context, env *runtime.Env, in args) (any, error) {
 	return map[string]any{"name": a.Name, "stored": true}, nil
 }
 
-
 // usageError marks a host call made wrongly (bad arguments, an unknown
 // function): its message names the function, to help the guest's author.
 type usageError struct{ error }
