@@ -40,22 +40,23 @@ func (c *callState) split(req []byte) (string, args, error) {
 	return head.Fn, args{raw: req}, nil
 }
 
-// cutForward recognises exactly {"fn":"<name>","args":{...}} with a plain
-// name (no escapes). The input's own validity is left to decode.
+// cutForward recognises exactly {"fn":"<name>","args":{...}}, a name of
+// printable ASCII and an object that is valid JSON by itself, which a
+// decoder would read the same way.
 func cutForward(req []byte) (fn string, in []byte, ok bool) {
 	rest, ok := bytes.CutPrefix(req, []byte(`{"fn":"`))
 	if !ok {
 		return "", nil, false
 	}
 	end := bytes.IndexByte(rest, '"')
-	if end <= 0 || bytes.IndexByte(rest[:end], '\\') >= 0 {
+	if end <= 0 || bytes.ContainsFunc(rest[:end], func(r rune) bool { return r < 0x20 || r > 0x7e || r == '\\' }) {
 		return "", nil, false
 	}
-	in, ok = bytes.CutPrefix(rest[end+1:], []byte(`,"args":{`))
-	if !ok || len(in) == 0 || in[len(in)-1] != '}' {
+	in, ok = bytes.CutPrefix(rest[end+1:], []byte(`,"args":`))
+	if !ok || len(in) < 3 || in[0] != '{' || in[len(in)-1] != '}' || !json.Valid(in[:len(in)-1]) {
 		return "", nil, false
 	}
-	return string(rest[:end]), req[len(req)-len(in)-1 : len(req)-1], true
+	return string(rest[:end]), in[:len(in)-1], true
 }
 
 // opName is the operation running, for wording forwarded inputs' errors;
