@@ -48,9 +48,10 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 	return nil, notJSON(stdout.buf.Bytes())
 }
 
-// start runs a command's _start: returning or exiting with code 0 is
-// success.
+// start runs a command's _start, stopped if ctx ends first: returning or
+// exiting with code 0 is success.
 func start(ctx context.Context, mod api.Module) error {
+	defer context.AfterFunc(ctx, interrupter(mod))()
 	err := mod.ExportedFunction(exportStart).CallWithStack(ctx, nil)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {

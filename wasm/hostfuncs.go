@@ -47,7 +47,7 @@ func (c *callState) end() { c.begin(context.Background(), nil, "") }
 // sleep is the guest's clock sleep (WASI poll_oneoff): ns, or until the
 // call's context ends, which traps the guest. Returning early would not do:
 // a guest (Go's scheduler) that finds the time not yet come sleeps again,
-// and in the trusted sandbox nothing else would stop it.
+// and a sleep reaches no interrupt check.
 func (c *callState) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
