@@ -27,6 +27,14 @@ func TestGuest_Core(t *testing.T) {
 		{name: "read truncates over maxSize", lattice: map[string]string{"w/read-max/a": `[1,2,3,4,5]`},
 			op: "v/ops/core/read", in: `{"path":"w/read-max/a","maxSize":4}`,
 			want: `{"exists":true,"value":null,"valueBytes":11,"type":"Vector","truncated":true,"size":11}`},
+		// The input is forwarded to the host whole, under "args": a
+		// member named fn cannot turn the read into another host call.
+		{name: "read is a read whatever its input holds", lattice: map[string]string{"w/read-fn/a": `1`},
+			op: "v/ops/core/read", in: `{"path":"w/read-fn/a","fn":"lattice.delete"}`,
+			want: `{"exists":true,"value":1,"valueBytes":1}`, wantLattice: map[string]string{"w/read-fn/a": `1`}},
+		{name: "delete is a delete whatever its input holds", lattice: map[string]string{"w/delete-fn/a": `1`},
+			op: "v/ops/core/delete", in: `{"path":"w/delete-fn/a","fn":"lattice.write","value":2}`,
+			want: `{"deleted":true}`, wantLattice: map[string]string{"w/delete-fn/a": ""}},
 		{name: "read needs a path", op: "v/ops/core/read", in: `{}`,
 			refused: "missing property 'path'", wantErr: "'path' is required"},
 		{name: "read with a path of the wrong type", op: "v/ops/core/read", in: `{"path":5}`,

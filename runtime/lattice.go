@@ -34,6 +34,34 @@ type ReadResult struct {
 	Size       int             `json:"size,omitempty"`      // same as valueBytes, when truncated
 }
 
+// AppendJSON appends r as encoding/json would encode it. Its value is JSON
+// the engine made or checked, so it is copied, not validated again: the
+// Wasm host hands every read to a guest this way.
+func (r *ReadResult) AppendJSON(b []byte) []byte {
+	b = append(b, `{"exists":`...)
+	b = strconv.AppendBool(b, r.Exists)
+	b = append(b, `,"value":`...)
+	if len(r.Value) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, r.Value...)
+	}
+	b = append(b, `,"valueBytes":`...)
+	b = strconv.AppendInt(b, int64(r.ValueBytes), 10)
+	if r.Type != "" {
+		b = append(b, `,"type":`...)
+		b = venue.AppendString(b, r.Type)
+	}
+	if r.Truncated {
+		b = append(b, `,"truncated":true`...)
+	}
+	if r.Size != 0 {
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, int64(r.Size), 10)
+	}
+	return append(b, '}')
+}
+
 // Read returns the value at path as the caller sees it; values larger than
 // maxSize bytes (≤ 0 means DefaultMaxReadSize) come back truncated, with
 // their type and size but no value.

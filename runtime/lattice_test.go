@@ -7,6 +7,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 func TestEngine_Read(t *testing.T) {
@@ -149,4 +150,26 @@ func jsonEqual(a, b string) bool {
 	xb, _ := json.Marshal(x)
 	yb, _ := json.Marshal(y)
 	return string(xb) == string(yb)
+}
+
+func TestReadResult_AppendJSON(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		r    runtime.ReadResult
+	}{
+		{"absent", runtime.ReadResult{Value: json.RawMessage("null")}},
+		{"absent without a value", runtime.ReadResult{}},
+		{"present", runtime.ReadResult{Exists: true, Value: json.RawMessage(`{"a":[1,"x\u003c"]}`), ValueBytes: 18}},
+		{"truncated", runtime.ReadResult{Exists: true, Value: json.RawMessage("null"), ValueBytes: 11, Type: "Vector", Truncated: true, Size: 11}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, err := json.Marshal(&tc.r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tc.r.AppendJSON(nil); string(got) != string(want) {
+				t.Errorf("AppendJSON = %s\nencoding/json  %s", got, want)
+			}
+		})
+	}
 }

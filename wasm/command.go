@@ -18,14 +18,14 @@ import (
 // input is its stdin, its stdout the output, and a non-zero exit fails the
 // job with its stderr. The instance counts against MaxInstances while it
 // runs.
-func (h *Host) runCommand(ctx context.Context, m *Module, input []byte, env *runtime.Env) (json.RawMessage, error) {
+func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byte, env *runtime.Env) (json.RawMessage, error) {
 	if _, err := h.pools.take(ctx, poolKey{}); err != nil {
 		return nil, err
 	}
 	defer h.pools.release()
 	stdout, stderr := &capture{limit: h.cfg.MaxOutput}, &capture{limit: maxStderr}
 	c := &callState{}
-	c.begin(ctx, env)
+	c.begin(ctx, env, op)
 	ctx = withCall(ctx, c)
 	mod, err := h.instantiate(ctx, m, h.configFor(c, stderr).WithStdin(bytes.NewReader(input)).WithStdout(stdout))
 	if err != nil {
@@ -48,9 +48,10 @@ func (h *Host) runCommand(ctx context.Context, m *Module, input []byte, env *run
 	return nil, notJSON(stdout.buf.Bytes())
 }
 
-// start runs a command's _start: returning or exiting with code 0 is
-// success.
+// start runs a command's _start, stopped if ctx ends first: returning or
+// exiting with code 0 is success.
 func start(ctx context.Context, mod api.Module) error {
+	defer context.AfterFunc(ctx, interrupter(mod))()
 	err := mod.ExportedFunction(exportStart).CallWithStack(ctx, nil)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {

@@ -15,7 +15,7 @@ import (
 
 // Module is a compiled module whose ABI the host has checked.
 type Module struct {
-	hash     [32]byte
+	hash     [32]byte // of the bytes given, before instrument
 	box      *sandbox // the runtime it was compiled in, and its instances run in
 	compiled wazero.CompiledModule
 	abi      ABI
@@ -77,12 +77,9 @@ func (m *Module) closeIfUnused() {
 	}
 }
 
-// cacheKey names a compiled module: its bytes' hash, and whether it is
-// the venue's own, compiled for the trusted sandbox. A user who uploads
-// the same bytes gets them compiled again, with termination checks.
+// cacheKey names a compiled module: its bytes' hash.
 type cacheKey struct {
-	sum     [32]byte
-	trusted bool
+	sum [32]byte
 }
 
 // compiling is one entry of the compile cache: done closes when mod or err
@@ -173,8 +170,7 @@ func (cc *compileCache) unwait(c *compiling) {
 
 // compiling returns the cache entry for sum, starting its compile in the
 // background if it is new, awaited if wait. The venue's own module
-// (builtin) is pinned and compiled for the trusted sandbox. The bytes are
-// copied: the caller may reuse them.
+// (builtin) is pinned. The bytes are copied: the caller may reuse them.
 func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compiling, error) {
 	cc := &h.modules
 	cc.mu.Lock()
@@ -182,7 +178,7 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compil
 	if cc.closed {
 		return nil, errClosed
 	}
-	key := cacheKey{sum: sum, trusted: builtin}
+	key := cacheKey{sum: sum}
 	c, ok := cc.byKey[key]
 	if !ok {
 		c = &compiling{key: key, done: make(chan struct{})}
@@ -198,14 +194,10 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compil
 }
 
 func (h *Host) startCompile(c *compiling, wasm []byte) {
-	box := h.checked
-	if c.key.trusted {
-		box = h.trusted
-	}
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
-		c.mod, c.err = h.compile(h.bgCtx, box, c.key.sum, wasm)
+		c.mod, c.err = h.compile(h.bgCtx, h.box, c.key.sum, wasm)
 		if c.mod != nil {
 			c.mod.entry = c
 		}
@@ -214,7 +206,13 @@ func (h *Host) startCompile(c *compiling, wasm []byte) {
 	}()
 }
 
+// compile instruments wasm so that its calls can be stopped (interrupt.go),
+// compiles it and checks its imports and ABI.
 func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte) (*Module, error) {
+	wasm, err := instrument(wasm)
+	if err != nil {
+		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
+	}
 	cm, err := box.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)

@@ -32,7 +32,7 @@ func TestHost_Compile(t *testing.T) {
 			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
 			{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)},
 		}, 1)), Reactor, ""},
-		{"not wasm", bytesOf([]byte("#!/bin/sh\necho hi\n")), "", "module does not compile: invalid magic number"},
+		{"not wasm", bytesOf([]byte("#!/bin/sh\necho hi\n")), "", "module does not compile: malformed module: invalid magic number"},
 		{"truncated", bytesOf(fakeReactor(8, 0)[:40]), "", "module does not compile: "},
 		{"neither ABI", bytesOf(buildModule(nil, []wfunc{{export: "main"}}, 1)), "",
 			"module exports neither the reactor ABI (memory, venue_alloc, venue_run) nor a WASI command's _start"},
@@ -236,55 +236,45 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 }
 
-// TestHost_TrustedSandbox checks that the venue's own module is compiled
-// for the sandbox without termination checks, and that a user uploading
-// the same bytes gets them compiled apart, in the checked sandbox.
-func TestHost_TrustedSandbox(t *testing.T) {
+// TestHost_BuiltinStops checks that the venue's own module, which runs
+// for everyone, is stopped at its call's deadline like a user's: looping,
+// sleeping, and when the same bytes are uploaded by a user too.
+func TestHost_BuiltinStops(t *testing.T) {
+	h := mustHost(t, Config{})
+	mod := mustGuest(t, "goreactor")
+	builtin, err := h.Builtin(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCall(t, builtin, `{}`)
+	up, err := h.Compile(context.Background(), mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uploaded := direct(t, h, "goreactor")
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		x    runtime.Executor
+		in   string
 	}{
-		{"default", Config{}},
-		{"CheckBuiltin", Config{CheckBuiltin: true}},
+		{"builtin looping", builtin, `{"do":"loop"}`},
+		{"builtin sleeping", builtin, `{"do":"sleep","size":60000}`},
+		{"upload of the same bytes looping", uploaded, `{"do":"loop"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := mustHost(t, tc.cfg)
-			mod := mustGuest(t, "goreactor")
-			builtin, err := h.Builtin(mod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mustCall(t, builtin, `{}`)
-			up, err := h.Compile(context.Background(), mod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.modules.mu.Lock()
-			own := h.modules.byKey[cacheKey{sum: up.hash, trusted: true}]
-			h.modules.mu.Unlock()
-			switch {
-			case own == nil || own.mod == nil:
-				t.Fatal("the builtin is not in the cache under its trusted key")
-			case own.mod == up:
-				t.Fatal("the upload shares the builtin's compiled module")
-			case own.mod.box != h.trusted || up.box != h.checked:
-				t.Error("modules compiled in the wrong sandboxes")
-			}
-			// A sleeping builtin wakes at its deadline either way (the
-			// host's clock); only CheckBuiltin stops a looping one, which
-			// without it would spin here for good.
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 			defer cancel()
-			if _, err := call(ctx, builtin, `{"do":"sleep","size":60000}`); err == nil {
-				t.Error("a builtin sleeping past its deadline completed")
+			start := time.Now()
+			if _, err := call(ctx, tc.x, tc.in); err == nil {
+				t.Fatal("the call completed")
 			}
-			if tc.cfg.CheckBuiltin {
-				ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-				defer cancel()
-				if _, err := call(ctx, builtin, `{"do":"loop"}`); err == nil {
-					t.Error("a looping builtin completed")
-				}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("stopped after %s; the deadline was 100ms", d)
 			}
+			mustCall(t, tc.x, `{}`) // and the executor carries on
 		})
+	}
+	if up.box != h.box {
+		t.Error("an upload compiled in another runtime")
 	}
 }

@@ -7,11 +7,12 @@
 // the configured memory limit, with a cap on output size. The guest's only
 // way out of the sandbox is the host module "venue".
 //
-// Uploaded modules run in a wazero runtime that checks for the end of the
-// call's context at every loop, so a guest that loops is stopped. The
-// venue's own module runs in a second runtime without those checks, which
-// make Go guest code about four times slower; its waits still end at the
-// deadline (see sandbox, and docs/RATIONALE.md).
+// Every module, the venue's own and users', is rewritten before it is
+// compiled so that the host can stop it (interrupt.go): a countdown at
+// every function entry and loop head regularly reaches code of the host's,
+// which lets the Go runtime collect garbage and traps once the call's
+// context has ended. So a guest that loops is stopped at its deadline, at
+// a fraction of the cost of wazero's own termination checks.
 //
 // # Reactor ABI (version 1)
 //
@@ -82,8 +83,11 @@
 // first, which ends the guest. Only
 // functions may be imported, and only from wasi_snapshot_preview1 (as
 // wazero implements it) and the venue host module below; anything else is
-// refused when the module is compiled. An uploaded guest that loops past
-// its job's deadline is stopped and the job times out; one that grows its memory to
+// refused when the module is compiled. A module must be WebAssembly 2.0
+// (no threads, tail calls or exceptions), must not have a start section
+// (export _initialize or _start instead) and must not export the name
+// venue_interrupt, which the host adds. A guest that loops past its job's
+// deadline is stopped and the job times out; one that grows its memory to
 // the host's limit (default 64 MiB) fails with "operation ran out of
 // memory (limit N MiB)".
 //
@@ -102,7 +106,11 @@
 //
 // The two-step call keeps the host from calling into the guest while the
 // guest calls the host (Go guests cannot be re-entered). A request is an
-// object {"fn": name, ...arguments}; the functions are:
+// object {"fn": name, ...arguments}, or {"fn": name, "args": {...}} when
+// the guest forwards its operation's input unread as the arguments (what
+// guest.Forward sends; the host then words argument mistakes as the
+// input's: "'path' is required", "core:read: 'path' must be a string, got
+// number"). The functions are:
 //
 //	lattice.read    {path, maxSize?}             → {exists, value, valueBytes, truncated?, ...}
 //	lattice.write   {path, value}                → {written: true}

@@ -83,7 +83,7 @@ func (u *uploaded) Execute(ctx context.Context, op *venue.Operation, input json.
 	}
 	defer m.done()
 	if m.abi == Command {
-		return u.h.runCommand(ctx, m, input, env)
+		return u.h.runCommand(ctx, m, op.Name, input, env)
 	}
 	return u.h.runReactor(ctx, poolKey{mod: m, caller: callerOf(env)}, op.Name, input, env)
 }

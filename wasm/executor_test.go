@@ -25,7 +25,7 @@ func TestHost_Builtin(t *testing.T) {
 		module []byte
 		want   string
 	}{
-		{"does not compile", []byte("not wasm"), "module does not compile: invalid magic number"},
+		{"does not compile", []byte("not wasm"), "module does not compile: malformed module: invalid magic number or version: not a WebAssembly 1.0 binary"},
 		{"is a command", buildModule(nil, []wfunc{{export: "_start"}}, 1), "the venue's own operations must be a reactor module, not a command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,13 +15,12 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// Host runs WebAssembly operations. It owns two wazero runtimes, the
-// compile cache and the instance pools. It is safe for concurrent use.
+// Host runs WebAssembly operations. It owns a wazero runtime, the compile
+// cache and the instance pools. It is safe for concurrent use.
 type Host struct {
 	cfg     Config
 	log     *slog.Logger
-	checked *sandbox                // users' modules: stopped when their call's context ends
-	trusted *sandbox                // the venue's own module: no termination checks (see sandbox)
+	box     *sandbox                // every module, the venue's own and users'
 	cache   wazero.CompilationCache // nil without CacheDir
 	modCfg  wazero.ModuleConfig     // what every instance starts from
 	modules compileCache
@@ -45,12 +44,11 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 		}
 		h.cache, rc = cache, rc.WithCompilationCache(cache)
 	}
+	// No WithCloseOnContextDone: modules are instrumented to stop at the
+	// host's word instead (interrupt.go), which costs Go guests nothing like
+	// its exit to Go at every loop.
 	var err error
-	if h.checked, err = h.newSandbox(ctx, rc.WithCloseOnContextDone(true)); err != nil {
-		return nil, err
-	}
-	if h.trusted, err = h.newSandbox(ctx, rc.WithCloseOnContextDone(cfg.CheckBuiltin)); err != nil {
-		h.checked.rt.Close(ctx)
+	if h.box, err = h.newSandbox(ctx, rc); err != nil {
 		return nil, err
 	}
 	h.modCfg = moduleConfig()
@@ -84,15 +82,9 @@ func (h *Host) sweep(ctx context.Context, timeout time.Duration) {
 }
 
 // sandbox is a wazero runtime and the host modules its guests may import.
-//
-// The host keeps two. Users' modules run in one with termination checks
-// (WithCloseOnContextDone), the only way wazero can stop a guest that
-// loops: it checks at every loop header, which makes Go guest code about
-// four times slower (reference/WASM.md). The venue's own module runs in one
-// without them, unless Config.CheckBuiltin: its operations are ours, their
-// work is bounded by their input (itself capped), and everything in them
-// that waits (sleep, host calls) is cut short by the call's context on the
-// host side. See docs/RATIONALE.md.
+// A guest is stopped when its call's context ends by the interrupt check
+// every module is compiled with (interrupt.go); a guest waiting in the host
+// (a sleep, a host call) is woken by the same context on the host side.
 type sandbox struct {
 	rt      wazero.Runtime
 	imports map[string]api.Module // by name
@@ -144,7 +136,7 @@ func (h *Host) Close(ctx context.Context) error {
 	h.stop()
 	h.bg.Wait()
 	h.pools.close()
-	err := errors.Join(h.checked.rt.Close(ctx), h.trusted.rt.Close(ctx))
+	err := h.box.rt.Close(ctx)
 	if h.cache != nil {
 		err = errors.Join(err, h.cache.Close(ctx))
 	}

@@ -19,15 +19,13 @@ func (c *callState) do(ctx context.Context, req []byte) ([]byte, error) {
 	if c.env == nil {
 		return nil, errors.New("no job is running: host calls are only possible inside venue_run or a command's _start")
 	}
-	var head struct {
-		Fn string `json:"fn"`
+	fn, a, err := c.split(req)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(req, &head); err != nil || head.Fn == "" {
-		return nil, errors.New(`the request must be a JSON object with a string "fn"`)
-	}
-	res, err := c.perform(ctx, head.Fn, req)
+	res, err := c.perform(ctx, fn, a)
 	if errors.As(err, new(usageError)) {
-		return nil, fmt.Errorf("%s: %s", head.Fn, message(err))
+		return nil, fmt.Errorf("%s: %s", fn, message(err))
 	}
 	if err != nil {
 		// The venue's own answer (a refused URL, a missing secret) reaches
@@ -35,33 +33,43 @@ func (c *callState) do(ctx context.Context, req []byte) ([]byte, error) {
 		// and with its code if the guest passes it on (guestFailure).
 		return nil, errors.New(c.refusal(err))
 	}
-	out, err := json.Marshal(res)
+	out, err := encodeResult(res)
 	if err == nil && len(out) > maxHostIO {
-		err = fmt.Errorf("%s: the result of %d bytes exceeds the limit of %d bytes", head.Fn, len(out), maxHostIO)
+		err = fmt.Errorf("%s: the result of %d bytes exceeds the limit of %d bytes", fn, len(out), maxHostIO)
 	}
 	return out, err
 }
 
-func (c *callState) perform(ctx context.Context, fn string, req []byte) (any, error) {
+// encodeResult encodes a host function's result; the engine's results that
+// know their own JSON skip encoding/json, which would validate and compact
+// the values they carry once more.
+func encodeResult(res any) ([]byte, error) {
+	if r, ok := res.(interface{ AppendJSON([]byte) []byte }); ok {
+		return r.AppendJSON(nil), nil
+	}
+	return json.Marshal(res)
+}
+
+func (c *callState) perform(ctx context.Context, fn string, a args) (any, error) {
 	switch fn {
 	case "lattice.read", "lattice.write", "lattice.delete", "lattice.append",
 		"lattice.list", "lattice.slice", "lattice.copy":
-		var a latticeArgs
-		if err := decode(req, &a); err != nil {
+		var la latticeArgs
+		if err := a.decode(&la); err != nil {
 			return nil, err
 		}
-		return a.perform(ctx, fn, c.env)
+		return la.perform(ctx, fn, a, c.env)
 	case "http.request":
-		var a runtime.HTTPRequest
-		if err := decode(req, &a); err != nil {
+		var hr runtime.HTTPRequest
+		if err := a.decode(&hr); err != nil {
 			return nil, err
 		}
-		if err := required(a.URL, "url"); err != nil {
+		if err := a.required(hr.URL, "url"); err != nil {
 			return nil, err
 		}
-		return c.env.HTTP(ctx, a)
+		return c.env.HTTP(ctx, hr)
 	case "secret.set":
-		return setSecret(ctx, c.env, req)
+		return setSecret(ctx, c.env, a)
 	}
 	return nil, invalid("no such host function")
 }
@@ -77,14 +85,14 @@ type latticeArgs struct {
 	To      string          `json:"to"`
 }
 
-func (a *latticeArgs) perform(ctx context.Context, fn string, env *runtime.Env) (any, error) {
+func (a *latticeArgs) perform(ctx context.Context, fn string, in args, env *runtime.Env) (any, error) {
 	if fn == "lattice.copy" {
-		if err := required(a.From, "from", a.To, "to"); err != nil {
+		if err := in.required(a.From, "from", a.To, "to"); err != nil {
 			return nil, err
 		}
 		return map[string]bool{"copied": true}, env.Copy(ctx, a.From, a.To)
 	}
-	if err := required(a.Path, "path"); err != nil {
+	if err := in.required(a.Path, "path"); err != nil {
 		return nil, err
 	}
 	switch fn {
@@ -99,7 +107,7 @@ func (a *latticeArgs) perform(ctx context.Context, fn string, env *runtime.Env) 
 		return map[string]bool{"deleted": deleted}, err
 	}
 	if len(a.Value) == 0 {
-		return nil, invalid(`"value" is required`)
+		return nil, in.required("", "value")
 	}
 	if fn == "lattice.write" {
 		return map[string]bool{"written": true}, env.Write(ctx, a.Path, a.Value)
@@ -108,38 +116,21 @@ func (a *latticeArgs) perform(ctx context.Context, fn string, env *runtime.Env) 
 	return map[string]any{"appended": true, "index": i}, err
 }
 
-func setSecret(ctx context.Context, env *runtime.Env, req []byte) (any, error) {
+func setSecret(ctx context.Context, env *runtime.Env, in args) (any, error) {
 	var a struct {
 		Name  string `json:"name"`
 		Value string `json:"value"`
 	}
-	if err := decode(req, &a); err != nil {
+	if err := in.decode(&a); err != nil {
 		return nil, err
 	}
-	if err := required(a.Name, "name", a.Value, "value"); err != nil {
+	if err := in.required(a.Name, "name", a.Value, "value"); err != nil {
 		return nil, err
 	}
 	if err := env.PutSecret(ctx, a.Name, a.Value); err != nil {
 		return nil, err
 	}
 	return map[string]any{"name": a.Name, "stored": true}, nil
-}
-
-func decode(req []byte, v any) error {
-	if err := json.Unmarshal(req, v); err != nil {
-		return argError(err)
-	}
-	return nil
-}
-
-// required checks that the values of pairs (value, name, ...) are set.
-func required(pairs ...string) error {
-	for i := 0; i+1 < len(pairs); i += 2 {
-		if pairs[i] == "" {
-			return invalid("%q is required", pairs[i+1])
-		}
-	}
-	return nil
 }
 
 // usageError marks a host call made wrongly (bad arguments, an unknown

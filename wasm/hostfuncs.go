@@ -20,6 +20,7 @@ import (
 // module serves every instance and nothing outlives the call.
 type callState struct {
 	env     *runtime.Env    // nil while no job runs (_initialize, benchmarks)
+	op      string          // the operation running ("core:read"), for wording its input's errors
 	done    <-chan struct{} // the call's context's Done
 	pending []byte          // the last venue.call's result or error message
 	hasMore bool            // pending awaits venue.result
@@ -38,16 +39,16 @@ func callOf(ctx context.Context) *callState {
 	return c
 }
 
-func (c *callState) begin(ctx context.Context, env *runtime.Env) {
-	c.env, c.done, c.pending, c.hasMore, c.logs, c.refused = env, ctx.Done(), nil, false, 0, c.refused[:0]
+func (c *callState) begin(ctx context.Context, env *runtime.Env, op string) {
+	c.env, c.op, c.done, c.pending, c.hasMore, c.logs, c.refused = env, op, ctx.Done(), nil, false, 0, c.refused[:0]
 }
 
-func (c *callState) end() { c.begin(context.Background(), nil) }
+func (c *callState) end() { c.begin(context.Background(), nil, "") }
 
 // sleep is the guest's clock sleep (WASI poll_oneoff): ns, or until the
 // call's context ends, which traps the guest. Returning early would not do:
 // a guest (Go's scheduler) that finds the time not yet come sleeps again,
-// and in the trusted sandbox nothing else would stop it.
+// and a sleep reaches no interrupt check.
 func (c *callState) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()

@@ -24,6 +24,7 @@ type instance struct {
 	mem       api.Memory
 	alloc     api.Function
 	run       api.Function
+	stop      func()    // sets the module's interrupt global: the guest traps at its next check
 	buf       uint32    // the buffer venue_alloc last returned
 	bufCap    uint32    // its size
 	stack     [4]uint64 // venue_run's parameters, then its result
@@ -40,7 +41,7 @@ const errBit = 1 << 31
 // one. A guest that calls the host from _initialize gets no job to act for.
 func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) {
 	in := &instance{key: key, host: h}
-	in.call.begin(ctx, nil)
+	in.call.begin(ctx, nil, "")
 	defer in.call.end()
 	in.stderr.limit = maxStderr
 	ctx = withCall(ctx, &in.call)
@@ -48,15 +49,36 @@ func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) 
 	if err != nil {
 		return nil, err
 	}
-	in.mod, in.mem = mod, mod.Memory()
+	in.mod, in.mem, in.stop = mod, mod.Memory(), interrupter(mod)
 	in.alloc, in.run = mod.ExportedFunction(exportAlloc), mod.ExportedFunction(exportRun)
 	if key.mod.init {
-		if err := mod.ExportedFunction(exportInit).CallWithStack(ctx, nil); err != nil {
+		if err := in.callGuest(ctx, mod.ExportedFunction(exportInit), nil); err != nil || in.broken {
 			in.close()
 			return nil, h.failure(ctx, err, in.stderr.String(), in.mem.Size())
 		}
 	}
 	return in, nil
+}
+
+// interrupter returns the function that stops mod's running call: it sets
+// the global instrument added, which the guest checks at every function
+// entry and loop head.
+func interrupter(mod api.Module) func() {
+	g := mod.ExportedGlobal(interruptExport).(api.MutableGlobal)
+	return func() { g.Set(1) }
+}
+
+// callGuest calls fn with stack under ctx: when ctx ends first, the guest is
+// stopped at its next check. An instance whose context ended around the
+// call may have been stopped, or be stopped any moment, so it serves no
+// other call.
+func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint64) error {
+	stopping := context.AfterFunc(ctx, in.stop)
+	err := fn.CallWithStack(ctx, stack)
+	if !stopping() {
+		in.broken = true
+	}
+	return err
 }
 
 // instantiate makes an instance of m without running any of its code: the
@@ -72,7 +94,7 @@ func (h *Host) instantiate(ctx context.Context, m *Module, cfg wazero.ModuleConf
 // invoke runs op on input. Any failure but the guest's own error report
 // marks the instance broken.
 func (in *instance) invoke(ctx context.Context, op string, input []byte, env *runtime.Env) (json.RawMessage, error) {
-	in.call.begin(ctx, env)
+	in.call.begin(ctx, env, op)
 	in.stderr.Reset()
 	defer in.call.end()
 	ctx = withCall(ctx, &in.call)
@@ -82,7 +104,7 @@ func (in *instance) invoke(ctx context.Context, op string, input []byte, env *ru
 		return nil, err
 	}
 	in.stack = [4]uint64{uint64(ptr), uint64(len(op)), uint64(ptr) + uint64(len(op)), uint64(len(input))}
-	if err := in.run.CallWithStack(ctx, in.stack[:]); err != nil {
+	if err := in.callGuest(ctx, in.run, in.stack[:]); err != nil {
 		in.broken = true
 		return nil, in.host.failure(ctx, err, in.stderr.String(), in.mem.Size())
 	}
@@ -122,7 +144,7 @@ func (in *instance) grow(ctx context.Context, need uint64) error {
 		size = need
 	}
 	in.stack[0] = size
-	if err := in.alloc.CallWithStack(ctx, in.stack[:]); err != nil {
+	if err := in.callGuest(ctx, in.alloc, in.stack[:]); err != nil {
 		return in.host.failure(ctx, err, in.stderr.String(), in.mem.Size())
 	}
 	ptr := uint32(in.stack[0])

@@ -17,7 +17,6 @@ type Config struct {
 	IdleTimeout      time.Duration // an instance idle this long is closed; default 2 minutes
 	CacheDir         string        // directory of wazero's on-disk compilation cache; "" keeps none
 	Logger           *slog.Logger  // receives guests' log lines when no job is running; nil discards
-	CheckBuiltin     bool          // run the venue's own module with termination checks too (about 4× slower Go code)
 }
 
 func (c *Config) setDefaults() {

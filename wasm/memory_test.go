@@ -60,11 +60,11 @@ func hostFunc(t *testing.T, fn api.GoModuleFunc, mod api.Module, stack []uint64,
 func mustSmallInstance(tb testing.TB, h *Host) api.Module {
 	tb.Helper()
 	ctx := context.Background()
-	cm, err := h.checked.rt.CompileModule(ctx, buildModule(nil, nil, 1))
+	cm, err := h.box.rt.CompileModule(ctx, buildModule(nil, nil, 1))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	mod, err := h.checked.rt.InstantiateModule(ctx, cm, h.modCfg)
+	mod, err := h.box.rt.InstantiateModule(ctx, cm, h.modCfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

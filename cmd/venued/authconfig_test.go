@@ -48,7 +48,7 @@ func TestAccess_AnonymousBehindProxy(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	anon := newClient(m)
 	for _, r := range []reply{
-		anon.do(t, "PUT", "/api/v1/secrets/K", `{"value": "v"}`),
+		anon.do(t, "PUT", "/api/v1/secrets/K", `{"value": "v-value"}`),
 		anon.run(t, "v/ops/core/write", `{"path": "w/x", "value": 1}`),
 	} {
 		if r.status != 401 || !strings.Contains(r.errorText(t), "anonymous callers may not") {

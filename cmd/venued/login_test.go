@@ -95,7 +95,7 @@ func TestLogin_OAuth(t *testing.T) {
 	user := newClient(m)
 	user.token = signedIn.Token
 	t.Run("the venue token works and the user resolves", func(t *testing.T) {
-		mustOK(t, user.do(t, "PUT", "/api/v1/secrets/MOCK_KEY", `{"value": "v"}`))
+		mustOK(t, user.do(t, "PUT", "/api/v1/secrets/MOCK_KEY", `{"value": "v-mock-key"}`))
 		r := newClient(m).do(t, "GET", "/u/mock-johndoe/did.json", nil)
 		if r.status != 200 || !strings.Contains(string(r.body), `"id":"`+signedIn.DID+`"`) {
 			t.Fatalf("%d %s", r.status, r.body)

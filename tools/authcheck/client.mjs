@@ -74,7 +74,7 @@ const alice = identity();
 const bob = identity();
 const note = `/api/v1/values/read?path=${encodeURIComponent(alice.did + "/w/js/note")}`;
 
-expect("a self-issued token stores a secret", await call("PUT", "/api/v1/secrets/JS_KEY", await bearer(alice, venue), { value: "v" }), 200);
+expect("a self-issued token stores a secret", await call("PUT", "/api/v1/secrets/JS_KEY", await bearer(alice, venue), { value: "v-js-key" }), 200);
 expect("a fresh token per request is the same caller", await call("GET", "/api/v1/secrets", await bearer(alice, venue)), 200,
   (b) => b.items.includes("JS_KEY"));
 expect("another caller does not see it", await call("GET", "/api/v1/secrets", await bearer(bob, venue)), 200,

@@ -30,10 +30,17 @@ type options struct {
 	profile  string
 	repeat   int
 	client   string
+	baseline string // another venued binary, run as (a0) beside (a)
 }
 
-// wants reports whether run r ("a", "b", "c" or "p") was asked for.
-func (o options) wants(r string) bool { return o.only == "" || strings.Contains(o.only, r) }
+// wants reports whether run r ("a", "b", "c" or "p") was asked for; the
+// baseline run (a0) goes with (a).
+func (o options) wants(r string) bool {
+	if r == "a0" {
+		return o.baseline != "" && o.wants("a")
+	}
+	return o.only == "" || strings.Contains(o.only, r)
+}
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "bare" {
@@ -51,6 +58,7 @@ func main() {
 	flag.IntVar(&o.repeat, "n", 3, "rounds; each round makes every run once, and the report gives each run's median round")
 	flag.StringVar(&o.profile, "profile", "", "save a CPU profile of each venue run to <prefix>-<run>.pprof")
 	flag.StringVar(&o.only, "only", "", "runs to make, e.g. \"ab\" (default all: a, b, c and p)")
+	flag.StringVar(&o.baseline, "baseline", "", "a venued binary of an earlier build, run on SQLite as (a0) in the same rounds as (a)")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -83,6 +91,10 @@ func run(ctx context.Context, o options) error {
 	}{
 		{"a", false, func(ctx context.Context, o options) (result, error) {
 			return benchVenue(ctx, o, "(a) venue, SQLite", "")
+		}},
+		{"a0", false, func(ctx context.Context, o options) (result, error) {
+			o.venued = o.baseline
+			return benchVenue(ctx, o, "(a0) baseline venue, SQLite", "")
 		}},
 		{"b", true, benchVenuePostgres},
 		{"c", false, benchBare},

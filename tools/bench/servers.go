@@ -38,13 +38,14 @@ func buildVenued() (string, func(), error) {
 	return bin, func() { os.RemoveAll(dir) }, nil
 }
 
-// startProcess runs a server and waits until addr answers GET probe.
-func startProcess(addr, probe string, name string, args []string, env ...string) (func(), error) {
+// startProcess runs a server and waits until addr answers GET probe. It
+// returns the server's pid (for cpuTime) and a function that stops it.
+func startProcess(addr, probe string, name string, args []string, env ...string) (int, func(), error) {
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	stop := func() {
 		cmd.Process.Signal(os.Interrupt)
@@ -59,11 +60,11 @@ func startProcess(addr, probe string, name string, args []string, env ...string)
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if resp, err := http.Get("http://" + addr + probe); err == nil {
 			resp.Body.Close()
-			return stop, nil
+			return cmd.Process.Pid, stop, nil
 		}
 	}
 	stop()
-	return nil, fmt.Errorf("%s did not start on %s", name, addr)
+	return 0, nil, fmt.Errorf("%s did not start on %s", name, addr)
 }
 
 func freeAddr() (string, error) {
@@ -80,7 +81,7 @@ func benchVenue(ctx context.Context, o options, name, store string) (result, err
 	if err != nil {
 		return result{}, err
 	}
-	stop, err := startProcess(addr, "/api/v1/status", o.venued, []string{"--listen", addr, "--store", store},
+	pid, stop, err := startProcess(addr, "/api/v1/status", o.venued, []string{"--listen", addr, "--store", store},
 		"VENUE_LOG_LEVEL=warn", "VENUE_PPROF="+strconv.FormatBool(o.profile != ""))
 	if err != nil {
 		return result{}, err
@@ -91,7 +92,7 @@ func benchVenue(ctx context.Context, o options, name, store string) (result, err
 		defer func() { <-done }()
 	}
 	body := fmt.Appendf(nil, `{"operation":%q,"input":%s,"wait":true}`, o.op, o.input)
-	return load(ctx, o, name, "http://"+addr+"/api/v1/invoke", body, checkComplete)
+	return load(ctx, o, name, "http://"+addr+"/api/v1/invoke", body, pid, checkComplete)
 }
 
 // benchVenuePostgres runs the venue on a fresh schema of the database.
@@ -115,13 +116,13 @@ func benchBare(ctx context.Context, o options) (result, error) {
 	if err != nil {
 		return result{}, err
 	}
-	stop, err := startProcess(addr, "/", self, []string{"bare", addr})
+	pid, stop, err := startProcess(addr, "/", self, []string{"bare", addr})
 	if err != nil {
 		return result{}, err
 	}
 	defer stop()
 	body := fmt.Appendf(nil, `{"operation":%q,"input":%s,"wait":true}`, o.op, o.input)
-	return load(ctx, o, "(c) bare net/http handler", "http://"+addr+"/api/v1/invoke", body, checkComplete)
+	return load(ctx, o, "(c) bare net/http handler", "http://"+addr+"/api/v1/invoke", body, pid, checkComplete)
 }
 
 // bareRecord is a job record as the venue answers an echo invoke.
@@ -198,7 +199,7 @@ func profile(addr string, o options, name string) <-chan struct{} {
 			return
 		}
 		defer resp.Body.Close()
-		file := fmt.Sprintf("%s-%c.pprof", o.profile, name[1])
+		file := fmt.Sprintf("%s-%s.pprof", o.profile, name[1:strings.IndexByte(name, ')')])
 		f, err := os.Create(file)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "profile:", err)

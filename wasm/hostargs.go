@@ -1,0 +1,111 @@
+package wasm
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// args are a host call's arguments. A request carries them as its own
+// members ({"fn": "lattice.read", "path": ...}), or forwards the running
+// operation's input whole as "args" ({"fn": "lattice.read", "args":
+// <input>}, what guest.Forward sends). A forwarded input has not been read
+// by the guest, so its mistakes are the caller's, not the guest author's:
+// they are worded as the operation's input errors ('path' is required),
+// not as a call made wrongly.
+type args struct {
+	raw []byte
+	op  string // the operation whose input was forwarded; "" for a request's own members
+}
+
+// split returns the function req names and its arguments. The form
+// guest.Forward writes is recognised without decoding the input twice;
+// anything else is decoded as a JSON object.
+func (c *callState) split(req []byte) (string, args, error) {
+	if fn, in, ok := cutForward(req); ok {
+		return fn, args{raw: in, op: c.opName()}, nil
+	}
+	var head struct {
+		Fn   string          `json:"fn"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := json.Unmarshal(req, &head); err != nil || head.Fn == "" {
+		return "", args{}, errors.New(`the request must be a JSON object with a string "fn"`)
+	}
+	if head.Args != nil {
+		return head.Fn, args{raw: head.Args, op: c.opName()}, nil
+	}
+	return head.Fn, args{raw: req}, nil
+}
+
+// cutForward recognises exactly {"fn":"<name>","args":{...}}, a name of
+// printable ASCII and an object that is valid JSON by itself, which a
+// decoder would read the same way.
+func cutForward(req []byte) (fn string, in []byte, ok bool) {
+	rest, ok := bytes.CutPrefix(req, []byte(`{"fn":"`))
+	if !ok {
+		return "", nil, false
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end <= 0 || bytes.ContainsFunc(rest[:end], func(r rune) bool { return r < 0x20 || r > 0x7e || r == '\\' }) {
+		return "", nil, false
+	}
+	in, ok = bytes.CutPrefix(rest[end+1:], []byte(`,"args":`))
+	if !ok || len(in) < 3 || in[0] != '{' || in[len(in)-1] != '}' || !json.Valid(in[:len(in)-1]) {
+		return "", nil, false
+	}
+	return string(rest[:end]), in[:len(in)-1], true
+}
+
+// opName is the operation running, for wording forwarded inputs' errors;
+// a command module's input is its operation's too.
+func (c *callState) opName() string {
+	if c.op == "" {
+		return "input"
+	}
+	return c.op
+}
+
+// decode unmarshals the arguments into v. Unknown members are ignored, as
+// an operation's input may carry members its host call does not use.
+func (a args) decode(v any) error {
+	err := json.Unmarshal(a.raw, v)
+	if err == nil {
+		return nil
+	}
+	if a.op == "" {
+		return argError(err)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return venue.Errorf(venue.EINVALID, "%s: '%s' must be %s, got %s", a.op, te.Field, inputKind(te.Type.Kind().String()), te.Value)
+	}
+	return venue.Errorf(venue.EINVALID, "%s: input must be a JSON object: %v", a.op, err)
+}
+
+// required checks that the values of pairs (value, name, ...) are set.
+func (a args) required(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i] != "" {
+			continue
+		}
+		if a.op != "" {
+			return venue.Errorf(venue.EINVALID, "'%s' is required", pairs[i+1])
+		}
+		return invalid("%q is required", pairs[i+1])
+	}
+	return nil
+}
+
+// inputKind names a Go kind as an operation's input speaks of it.
+func inputKind(goKind string) string {
+	switch goKind {
+	case "int", "int64", "int32", "uint32":
+		return "an integer"
+	case "float64", "float32":
+		return "a number"
+	}
+	return jsonKind(goKind)
+}

@@ -1,0 +1,322 @@
+package wasm
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// How the host stops a guest. wazero can stop a running guest only with
+// WithCloseOnContextDone, which compiles every loop header into an exit to
+// Go and makes Go guest code about four times slower (reference/WASM.md).
+// Instead the host rewrites every module before compiling it, much as
+// wasmtime's epoch interruption does in its compiler, with two globals and
+// one function of its own:
+//
+//   - $fuel counts down at the entry of every function and the head of
+//     every loop. Every run of code without a loop or a call is finite, so
+//     a guest that runs on keeps reaching these checks.
+//   - When $fuel reaches 0, $refuel runs: memory.grow 0, which wazero
+//     compiles as an exit to Go, lets the Go runtime stop the world for a
+//     collection (machine code is never preempted, and a guest that spun
+//     without reaching Go would hold up every goroutine of the venue); then
+//     it traps if the host has set $interrupt, and refills $fuel.
+//   - $interrupt is exported as interruptExport; the host sets it to 1 when
+//     the call's context ends.
+//
+// A check costs a load, a test and a decrement; $refuel runs once every
+// fuelPerRefuel checks. A module without a memory gets an empty one, for
+// memory.grow.
+
+// interruptExport is the name of the global the instrumented module
+// exports; a module that exports the name itself is refused.
+const interruptExport = "venue_interrupt"
+
+// fuelPerRefuel is how many checks pass between two exits to Go: some tens
+// of microseconds of a loop, so a stop or a collection waits no longer.
+const fuelPerRefuel = 1 << 14
+
+// Section ids of the binary format.
+const (
+	secCustom   = 0
+	secType     = 1
+	secImport   = 2
+	secFunction = 3
+	secMemory   = 5
+	secGlobal   = 6
+	secExport   = 7
+	secStart    = 8
+	secCode     = 10
+)
+
+// sectionRank orders the non-custom sections as the binary format requires
+// (the tag section, 13, sits between memory and global).
+var sectionRank = map[byte]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
+
+// errMalformed is wrapped by every refusal of instrument.
+var errMalformed = errors.New("malformed module")
+
+// instrument returns module with the fuel and interrupt checks (see
+// above). It decodes every instruction, because a check must never land
+// inside one, and refuses instructions outside WebAssembly 2.0 (which is
+// what the host's runtime compiles) and a start section (code that would
+// run before the host could set the global).
+func instrument(module []byte) ([]byte, error) {
+	if !bytes.HasPrefix(module, []byte("\x00asm\x01\x00\x00\x00")) {
+		return nil, fmt.Errorf("%w: invalid magic number or version: not a WebAssembly 1.0 binary", errMalformed)
+	}
+	secs, err := splitSections(module)
+	if err != nil {
+		return nil, err
+	}
+	var m moduleShape
+	if err := m.read(secs); err != nil {
+		return nil, err
+	}
+	secs = m.withSections(secs)
+	out := append(make([]byte, 0, len(module)+len(module)/8+64), module[:8]...)
+	for _, s := range secs {
+		body, err := m.rewrite(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.id)
+		out = appendU32(out, uint32(len(body)))
+		out = append(out, body...)
+	}
+	return out, nil
+}
+
+type rawSection struct {
+	id   byte
+	body []byte
+}
+
+func splitSections(module []byte) ([]rawSection, error) {
+	r := &reader{b: module, p: 8}
+	var secs []rawSection
+	for r.p < len(r.b) {
+		id := r.byte()
+		body := r.bytes(int(r.u32()))
+		if r.err != nil {
+			return nil, r.err
+		}
+		secs = append(secs, rawSection{id: id, body: body})
+	}
+	return secs, nil
+}
+
+// moduleShape is what instrument learns of a module before rewriting it:
+// the counts that place its own type, function and globals after the
+// module's, so that no existing index changes.
+type moduleShape struct {
+	imported  map[byte]uint32 // imports by kind: 0 functions, 2 memories, 3 globals
+	defined   map[byte]uint32 // entries of the type, function, memory and global sections
+	voidType  int64           // index of a type [] -> [], or -1
+	seen      map[byte]bool   // sections present
+	exportsOK bool
+}
+
+// read checks the section order and counts what rewrite needs.
+func (m *moduleShape) read(secs []rawSection) error {
+	m.imported, m.defined, m.seen, m.voidType = map[byte]uint32{}, map[byte]uint32{}, map[byte]bool{}, -1
+	last := 0
+	for _, s := range secs {
+		if s.id == secCustom {
+			continue
+		}
+		rank, ok := sectionRank[s.id]
+		if !ok || rank <= last {
+			return fmt.Errorf("%w: section %d is unknown or out of order", errMalformed, s.id)
+		}
+		last, m.seen[s.id] = rank, true
+		if err := m.readSection(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (m *moduleShape) readSection(s rawSection) error {
+	r := &reader{b: s.body}
+	switch s.id {
+	case secStart:
+		return fmt.Errorf("%w: a start section is not supported: export _initialize (a reactor) or _start (a command) instead", errMalformed)
+	case secImport:
+		return m.readImports(r)
+	case secType:
+		return m.readTypes(r)
+	case secFunction, secMemory, secGlobal:
+		m.defined[s.id] = r.u32()
+	case secExport:
+		return readExports(r)
+	}
+	return r.err
+}
+
+// readTypes counts the types and finds one of no parameters and results.
+func (m *moduleShape) readTypes(r *reader) error {
+	n := r.count()
+	for i := range n {
+		if r.byte() != 0x60 {
+			r.fail("type %d is not a function type", i)
+		}
+		params, results := r.bytes(int(r.count())), r.bytes(int(r.count()))
+		if r.err != nil {
+			return r.err
+		}
+		if len(params) == 0 && len(results) == 0 && m.voidType < 0 {
+			m.voidType = int64(i)
+		}
+	}
+	m.defined[secType] = n
+	return r.err
+}
+
+// readImports counts the functions, memories and globals imported.
+func (m *moduleShape) readImports(r *reader) error {
+	for range r.count() {
+		r.name()
+		r.name()
+		kind := r.byte()
+		switch kind {
+		case 0x00: // a function: its type
+			r.u32()
+		case 0x01: // a table: its reference type and limits
+			r.byte()
+			r.limits()
+		case 0x02: // a memory: its limits
+			r.limits()
+		case 0x03: // a global: its type and mutability
+			r.byte()
+			r.byte()
+		default:
+			r.fail("unknown import kind %d", kind)
+		}
+		if r.err != nil {
+			return r.err
+		}
+		m.imported[kind]++
+	}
+	return r.err
+}
+
+// readExports refuses a module that exports interruptExport itself.
+func readExports(r *reader) error {
+	for range r.count() {
+		name := r.name()
+		r.byte()
+		r.u32()
+		if r.err == nil && name == interruptExport {
+			return fmt.Errorf("%w: the export name %s is reserved for the venue", errMalformed, interruptExport)
+		}
+	}
+	return r.err
+}
+
+// withSections adds, empty and in their places, the sections rewrite must
+// extend and the module lacks.
+func (m *moduleShape) withSections(secs []rawSection) []rawSection {
+	need := []byte{secType, secFunction, secGlobal, secExport, secCode}
+	if m.imported[0x02]+m.defined[secMemory] == 0 {
+		need = append(need, secMemory)
+	}
+	for _, id := range need {
+		if m.seen[id] {
+			continue
+		}
+		at := len(secs)
+		for i, s := range secs {
+			if s.id != secCustom && sectionRank[s.id] > sectionRank[id] {
+				at = i
+				break
+			}
+		}
+		secs = append(secs[:at], append([]rawSection{{id: id, body: []byte{0}}}, secs[at:]...)...)
+	}
+	return secs
+}
+
+// Indices of what instrument adds: each after the module's own.
+func (m *moduleShape) fuelGlobal() uint32      { return m.imported[0x03] + m.defined[secGlobal] }
+func (m *moduleShape) interruptGlobal() uint32 { return m.fuelGlobal() + 1 }
+func (m *moduleShape) refuelFunc() uint32      { return m.imported[0x00] + m.defined[secFunction] }
+func (m *moduleShape) refuelType() uint32 {
+	if m.voidType >= 0 {
+		return uint32(m.voidType)
+	}
+	return m.defined[secType]
+}
+
+// rewrite returns the section's body with instrument's additions.
+func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
+	switch s.id {
+	case secType:
+		if m.voidType >= 0 {
+			return s.body, nil
+		}
+		return appendEntry(s.body, 0x60, 0x00, 0x00)
+	case secFunction:
+		return appendEntry(s.body, appendU32(nil, m.refuelType())...)
+	case secMemory:
+		if m.seen[secMemory] {
+			return s.body, nil
+		}
+		return appendEntry(s.body, 0x00, 0x00) // limits: min 0, no max
+	case secGlobal:
+		fuel := append([]byte{0x7f, 0x01, 0x41}, appendS32(nil, fuelPerRefuel)...)
+		body, err := appendEntry(s.body, append(fuel, 0x0b)...)
+		if err != nil {
+			return nil, err
+		}
+		return appendEntry(body, 0x7f, 0x01, 0x41, 0x00, 0x0b) // interrupt: (mut i32) 0
+	case secExport:
+		export := appendU32(nil, uint32(len(interruptExport)))
+		export = append(append(export, interruptExport...), 0x03) // a global
+		return appendEntry(s.body, appendU32(export, m.interruptGlobal())...)
+	case secCode:
+		code, err := instrumentCode(s.body, m.check())
+		if err != nil {
+			return nil, err
+		}
+		refuel := m.refuelBody()
+		return appendEntry(code, append(appendU32(nil, uint32(len(refuel))), refuel...)...)
+	}
+	return s.body, nil
+}
+
+// check is the code placed at every function entry and loop head:
+//
+//	global.get $fuel  i32.eqz  if  call $refuel  end
+//	global.get $fuel  i32.const 1  i32.sub  global.set $fuel
+func (m *moduleShape) check() []byte {
+	fuel := appendU32(nil, m.fuelGlobal())
+	c := append(append([]byte{0x23}, fuel...), 0x45, 0x04, 0x40, 0x10)
+	c = append(appendU32(c, m.refuelFunc()), 0x0b)
+	c = append(append(c, 0x23), fuel...)
+	c = append(c, 0x41, 0x01, 0x6b, 0x24)
+	return append(c, fuel...)
+}
+
+// refuelBody is $refuel's code (no locals):
+//
+//	i32.const 0  memory.grow 0  drop
+//	global.get $interrupt  if  unreachable  end
+//	i32.const fuelPerRefuel  global.set $fuel  end
+func (m *moduleShape) refuelBody() []byte {
+	b := []byte{0x00, 0x41, 0x00, 0x40, 0x00, 0x1a, 0x23}
+	b = append(appendU32(b, m.interruptGlobal()), 0x04, 0x40, 0x00, 0x0b, 0x41)
+	b = append(appendS32(b, fuelPerRefuel), 0x24)
+	return append(appendU32(b, m.fuelGlobal()), 0x0b)
+}
+
+// appendEntry returns a vector's encoding with one more entry.
+func appendEntry(vec []byte, entry ...byte) ([]byte, error) {
+	r := &reader{b: vec}
+	n := r.u32()
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := appendU32(make([]byte, 0, len(vec)+len(entry)+5), n+1)
+	return append(append(out, vec[r.p:]...), entry...), nil
+}

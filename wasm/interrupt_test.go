@@ -1,0 +1,224 @@
+package wasm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// TestInstrument_Guests instruments every test guest: each still compiles,
+// keeps its exports, and carries the check at every function entry and
+// loop head.
+func TestInstrument_Guests(t *testing.T) {
+	for _, name := range []string{"goreactor", "gocommand", "benchreactor", "creactor", "ccommand"} {
+		t.Run(name, func(t *testing.T) {
+			mod := mustGuest(t, name)
+			out, err := instrument(mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustBeInstrumented(t, mod, out)
+			ctx := context.Background()
+			rt := wazero.NewRuntime(ctx)
+			defer rt.Close(ctx)
+			before, err := rt.CompileModule(ctx, mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, err := rt.CompileModule(ctx, out)
+			if err != nil {
+				t.Fatalf("the instrumented module does not compile: %v", err)
+			}
+			for name := range before.ExportedFunctions() {
+				if after.ExportedFunctions()[name] == nil {
+					t.Errorf("export %s is lost", name)
+				}
+			}
+		})
+	}
+}
+
+// mustBeInstrumented walks the instrumented code section with the
+// instrument's own decoder and checks the check is where it must be.
+func mustBeInstrumented(t *testing.T, original, out []byte) {
+	t.Helper()
+	var m moduleShape
+	secs, err := splitSections(original)
+	if err == nil {
+		err = m.read(secs)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := m.check()
+	secs, err = splitSections(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secs {
+		if s.id == secCode {
+			checkBodies(t, s.body, check)
+		}
+	}
+}
+
+func checkBodies(t *testing.T, code, check []byte) {
+	t.Helper()
+	r := &reader{b: code}
+	n := r.count()
+	for i := range n - 1 { // the last is $refuel, unchecked
+		fn := r.bytes(int(r.u32()))
+		f := &reader{b: fn}
+		for range f.count() {
+			f.u32()
+			f.byte()
+		}
+		if !bytes.HasPrefix(fn[f.p:], check) && fn[f.p] != 0x03 {
+			t.Fatalf("function %d does not start with the check or a loop", i)
+		}
+		for f.p < len(fn) {
+			loop, err := f.instruction()
+			if err != nil {
+				t.Fatalf("function %d: %v", i, err)
+			}
+			if loop && !bytes.HasPrefix(fn[f.p:], check) {
+				t.Fatalf("function %d: a loop at byte %d without the check", i, f.p)
+			}
+		}
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+}
+
+func TestInstrument_Refusals(t *testing.T) {
+	spin := wfunc{export: "spin", body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}} // loop br 0 end
+	valid := buildModule(nil, []wfunc{spin}, 1)
+	withStart := append(bytes.Clone(valid), 0x08, 0x01, 0x00) // a start section after the code: out of order
+	for _, tc := range []struct {
+		name, want string
+		module     []byte
+	}{
+		{"not wasm", "invalid magic number", []byte("not wasm at all")},
+		{"truncated", "runs past the end", valid[:len(valid)-3]},
+		{"a start section", "start section is not supported",
+			insertSection(valid, 8, []byte{0x00})},
+		{"the reserved export", "reserved for the venue",
+			buildModule(nil, []wfunc{{export: interruptExport, body: nil}}, 1)},
+		{"a tail call", "is not WebAssembly 2.0",
+			buildModule(nil, []wfunc{{export: "f", body: []byte{0x12, 0x00}}}, 1)},
+		{"a threads instruction", "is not WebAssembly 2.0",
+			buildModule(nil, []wfunc{{export: "f", body: []byte{0xfe, 0x03, 0x00}}}, 1)},
+		{"a count beyond the bytes", "exceeds the bytes left",
+			buildModule(nil, []wfunc{{export: "f", body: []byte{0x0e, 0xff, 0xff, 0xff, 0xff, 0x0f}}}, 1)},
+		{"sections out of order", "out of order", withStart},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := instrument(tc.module)
+			if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("instrument: %v, want a refusal containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// insertSection puts a section with id and body among module's, in order.
+func insertSection(module []byte, id byte, body []byte) []byte {
+	secs, _ := splitSections(module)
+	out := bytes.Clone(module[:8])
+	done := false
+	for _, s := range secs {
+		if !done && s.id != secCustom && sectionRank[s.id] > sectionRank[id] {
+			out = append(append(append(out, id), appendU32(nil, uint32(len(body)))...), body...)
+			done = true
+		}
+		out = append(append(append(out, s.id), appendU32(nil, uint32(len(s.body)))...), s.body...)
+	}
+	return out
+}
+
+// TestInstrument_Stops runs instrumented modules in a plain wazero runtime
+// (no termination checks) and stops them through the exported global: a
+// loop, and a recursion without loops that would take ages, in modules with
+// and without a memory of their own.
+func TestInstrument_Stops(t *testing.T) {
+	spin := wfunc{export: "run", body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}} // loop br 0 end
+	// fib(n) = n < 2 ? n : fib(n-1) + fib(n-2), on fib(60): no loop at all.
+	fib := wfunc{params: []byte{tI32}, results: []byte{tI32}, body: []byte{
+		0x20, 0x00, 0x41, 0x02, 0x49, 0x04, 0x7f, 0x20, 0x00, 0x05, // local.get 0  i32.const 2  i32.lt_u  if (result i32)  local.get 0  else
+		0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x00, // fib(n-1)
+		0x20, 0x00, 0x41, 0x02, 0x6b, 0x10, 0x00, 0x6a, 0x0b}} // fib(n-2) i32.add end
+	callFib := wfunc{export: "run", body: []byte{0x41, 0x3c, 0x10, 0x00, 0x1a}}
+	for _, tc := range []struct {
+		name string
+		mod  []byte
+	}{
+		{"a loop", buildModule(nil, []wfunc{spin}, 1)},
+		{"a loop, no memory", buildModule(nil, []wfunc{spin}, -1)},
+		{"a recursion", buildModule(nil, []wfunc{fib, callFib}, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mod := mustInstrumented(t, tc.mod)
+			done := make(chan error, 1)
+			go func() { _, err := mod.ExportedFunction("run").Call(context.Background()); done <- err }()
+			time.Sleep(50 * time.Millisecond)
+			// The guest runs on; a collection must not wait for it.
+			gc := make(chan struct{})
+			go func() { runtime.GC(); close(gc) }()
+			select {
+			case <-gc:
+			case <-time.After(5 * time.Second):
+				t.Fatal("a collection waited on the spinning guest")
+			}
+			mod.ExportedGlobal(interruptExport).(api.MutableGlobal).Set(1)
+			select {
+			case err := <-done:
+				if err == nil || !strings.Contains(err.Error(), "unreachable") {
+					t.Fatalf("the guest ended with %v, want the interrupt's trap", err)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the guest did not stop")
+			}
+		})
+	}
+}
+
+func mustInstrumented(t *testing.T, module []byte) api.Module {
+	t.Helper()
+	out, err := instrument(module)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rt := wazero.NewRuntime(ctx)
+	t.Cleanup(func() { rt.Close(ctx) })
+	mod, err := rt.Instantiate(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mod
+}
+
+// FuzzInstrument: whatever bytes arrive, instrument refuses them or
+// returns a module with the check at every function entry and loop head,
+// and never panics.
+func FuzzInstrument(f *testing.F) {
+	spin := wfunc{export: "spin", body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}}
+	f.Add(buildModule(nil, []wfunc{spin}, 1))
+	f.Add(buildModule([]wimport{{mod: "venue", name: "call", params: []byte{tI32, tI32}, results: []byte{tI64}}}, []wfunc{spin}, -1))
+	f.Add(buildModule(nil, []wfunc{{export: "f", body: []byte{0x02, 0x40, 0x03, 0x7f, 0x41, 0x01, 0x0b, 0x1a, 0x0b}}}, 1))
+	f.Fuzz(func(t *testing.T, module []byte) {
+		out, err := instrument(module)
+		if err != nil {
+			return
+		}
+		mustBeInstrumented(t, module, out)
+	})
+}
