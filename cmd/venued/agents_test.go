@@ -43,10 +43,11 @@ func (c *client) read(t *testing.T, path string) json.RawMessage {
 	return res.Value
 }
 
-// eventually polls cond for up to five seconds.
+// eventually polls cond for up to fifteen seconds: a bound for a loaded
+// machine under the race detector, not an expectation.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if cond() {
 			return
 		}

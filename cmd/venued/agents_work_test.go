@@ -40,6 +40,7 @@ func TestAgents_UnresolvedTaskBlocksNothing(t *testing.T) {
 		}
 		sid := c.out(t, "v/ops/agent/message", `{"agentId": "bot", "message": "note"}`)["sessionId"].(string)
 		eventually(t, "the message is consumed", func() bool { return string(c.read(t, "g/bot/sessions/"+sid+"/pending")) == "[]" })
+		eventually(t, "the run ends", func() bool { return c.status(t, "bot") == "SLEEPING" })
 		if info := c.out(t, "v/ops/agent/info", `{"agentId": "bot"}`); info["tasks"] != 1.0 || info["status"] != "SLEEPING" {
 			t.Fatalf("info %v", info)
 		}
@@ -59,7 +60,10 @@ func TestAgents_ChatEndsWhenTheAgentStops(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				id := strings.ReplaceAll(tc.name, " ", "-")
 				c.out(t, "v/ops/agent/create", `{"agentId": "`+id+`", "config": `+scripted+`}`)
-				c.out(t, "v/ops/agent/request", `{"agentId": "`+id+`", "input": {"delay": 400}, "timeout": 0}`)
+				// The first task keeps the run busy until the chat waits
+				// (checked below, however loaded the machine); only then
+				// comes the item that fails the run.
+				c.out(t, "v/ops/agent/request", `{"agentId": "`+id+`", "input": {"delay": 3000}, "timeout": 0}`)
 				if tc.stop == "" {
 					c.out(t, "v/ops/agent/request", `{"agentId": "`+id+`", "input": {"crash": "boom"}, "timeout": 0}`)
 				}
@@ -68,7 +72,7 @@ func TestAgents_ChatEndsWhenTheAgentStops(t *testing.T) {
 				go func() {
 					done <- c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/agent/chat", "input": {"agentId": "`+id+`", "message": "hi"}}`)
 				}()
-				time.Sleep(100 * time.Millisecond)
+				eventually(t, "the chat waits", func() bool { return chatWaits(t, c, id) })
 				if tc.stop != "" {
 					c.out(t, tc.stop, `{"agentId": "`+id+`"}`)
 				}
@@ -83,6 +87,23 @@ func TestAgents_ChatEndsWhenTheAgentStops(t *testing.T) {
 			})
 		}
 	})
+}
+
+// chatWaits reports whether a message of a chat waits in one of the
+// agent's sessions.
+func chatWaits(t *testing.T, c *client, id string) bool {
+	var sessions map[string]struct {
+		Pending []json.RawMessage `json:"pending"`
+	}
+	if json.Unmarshal(c.read(t, "g/"+id+"/sessions"), &sessions) != nil {
+		return false
+	}
+	for _, s := range sessions {
+		if len(s.Pending) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // TestAgents_SuspendLetsTheCycleInFlightAnswer: a suspension lets the
