@@ -10,6 +10,8 @@ func TestSnakeCase(t *testing.T) {
 		{"bridged camel case", "everything_getTinyImage", "everything_get_tiny_image"},
 		{"digit then upper", "v2Tool", "v2_tool"},
 		{"already snake", "grid_job_result", "grid_job_result"},
+		{"an old tool name", "agent_cancelTask", "agent_cancel_task"},
+		{"kebab and slashes", "grid/job-result", "grid_job_result"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := SnakeCase(tc.in); got != tc.want {

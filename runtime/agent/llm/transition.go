@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -226,7 +225,7 @@ func (pr *prepared) tools(ctx context.Context, env *runtime.Env, refs []string) 
 			return venue.Errorf(venue.EINVALID, "Tool %s of the agent's config: %s", ref, venue.ErrorMessage(err))
 		}
 		name := toolName(op)
-		pr.refs[snake(name)] = ref
+		pr.refs[venue.SnakeCase(name)] = ref
 		params := op.Input
 		if len(params) == 0 {
 			params = json.RawMessage(`{"type":"object"}`)
@@ -247,33 +246,7 @@ func toolName(op *venue.Operation) string {
 	if op.ToolName != "" {
 		return op.ToolName
 	}
-	return snake(op.Name)
-}
-
-// snake turns a display or tool name into snake_case as the MCP door does
-// (api/mcpserver): ':', '/', '-', '.' and spaces become '_', and a
-// lower-to-upper step becomes '_' + lower. A model's tool call is read the
-// same way, so an older name (agent_cancelTask) still finds its tool.
-func snake(s string) string {
-	var b strings.Builder
-	prevLower := false
-	for _, r := range s {
-		switch {
-		case r == ':' || r == '/' || r == '-' || r == '.' || r == ' ':
-			b.WriteByte('_')
-			prevLower = false
-		case unicode.IsUpper(r):
-			if prevLower {
-				b.WriteByte('_')
-			}
-			b.WriteRune(unicode.ToLower(r))
-			prevLower = false
-		default:
-			b.WriteRune(r)
-			prevLower = unicode.IsLower(r) || unicode.IsDigit(r)
-		}
-	}
-	return b.String()
+	return venue.SnakeCase(op.Name)
 }
 
 // text renders a JSON value for a prompt: strings as they are.
@@ -366,7 +339,7 @@ func ask(ctx context.Context, env *runtime.Env, llmOp string, req *Request) (*Re
 // callTool runs one tool call as the agent's owner and returns what the
 // model is told: the output, or the error.
 func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, results map[string]any) string {
-	name := snake(tc.Name)
+	name := venue.SnakeCase(tc.Name)
 	ref, ok := pr.refs[name]
 	switch {
 	case name == completeTool && pr.task != "":
