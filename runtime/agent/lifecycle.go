@@ -329,6 +329,9 @@ func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtim
 		r.Updated = a.ms()
 		return r, nil
 	})
+	if venue.ErrorCode(err) == venue.ENOTFOUND && unqueued(env, p.AgentID, jid) {
+		err = nil // its job has not queued it yet: cancelling the job is all it takes
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -338,6 +341,18 @@ func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtim
 		return nil, err
 	}
 	return output(map[string]any{"agentId": p.AgentID, "taskId": id, "cancelled": true})
+}
+
+// unqueued reports whether jid is the caller's live task job for agentID
+// that has not queued its task yet (every worker was busy when request
+// answered).
+func unqueued(env *runtime.Env, agentID string, jid venue.JobID) bool {
+	j, err := env.Engine().Job(ownerCtx(plainOwner(env.Caller())), jid)
+	if err != nil || j.Operation != TaskOp || j.Status.Terminal() {
+		return false
+	}
+	var p taskParams
+	return json.Unmarshal(j.Input, &p) == nil && p.AgentID == agentID
 }
 
 func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {

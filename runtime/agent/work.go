@@ -56,6 +56,12 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 	if err != nil {
 		return nil, err
 	}
+	// From here on request only waits: it gives its worker back, so that
+	// requests waiting cannot hold every worker their task jobs need.
+	env.Detach()
+	if err := untilQueued(octx, eng, p.AgentID, rec.ID, time.Duration(timeout)*time.Millisecond+time.Second); err != nil {
+		return nil, err
+	}
 	if timeout > 0 {
 		if rec, err = eng.Await(octx, rec.ID, time.Duration(timeout)*time.Millisecond); err != nil {
 			return nil, err
@@ -115,6 +121,31 @@ func withSession(out json.RawMessage, sid string) json.RawMessage {
 
 // task is the task job: it queues itself on the agent, wakes it and waits
 // (without holding a worker) until the agent resolves it.
+// untilQueued waits, up to bound, until the task job id has queued its
+// task in the agent (or has ended: it may be resolved already), so that the
+// id request hands out names a task that info, cancel-task and the lattice
+// see. The job queues its task as soon as it runs; past bound (every worker
+// busy) request answers anyway, and cancel-task still finds the job.
+func untilQueued(ctx context.Context, eng *runtime.Engine, agentID string, id venue.JobID, bound time.Duration) error {
+	path := "g/" + agentID + "/tasks/" + id.String()
+	deadline := time.Now().Add(bound)
+	for wait := time.Millisecond; time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
+		res, err := eng.Read(ctx, path, 1)
+		if err != nil || res.Exists {
+			return err
+		}
+		if j, err := eng.Job(ctx, id); err != nil || j.Status.Terminal() {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-time.After(wait):
+		}
+	}
+	return nil
+}
+
 func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
 	p, sid, err := a.taskInput(ctx, in, env)
 	if err != nil {
