@@ -36,7 +36,7 @@ OPS_SOURCES := $(shell find ops wasm/guest -name '*.go' -not -name '*_test.go') 
 ops/build/builtin.wasm: $(OPS_SOURCES)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./ops/builtin
 
-## fuzz: run every fuzzer for FUZZTIME each
+## fuzz: run every fuzzer for FUZZTIME each (a duration, or a count of inputs such as 50000x)
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
