@@ -28,13 +28,14 @@ const terminal = "'" + string(venue.StatusComplete) + "','" + string(venue.Statu
 // whole ordering rule: a row replaces a stored job only with a greater
 // version and only while the stored one is not terminal.
 //
-// On SQLite nothing more is needed: the applied rows are counted (see
-// execJobs). On Postgres, RETURNING names them, and with notify the
-// statement also tells the other nodes, in one payload (its last parameter
-// is this node's id) on the channel notify names. A statement is atomic on its own, so a flush is one
-// round trip, with no BEGIN and COMMIT. A note is at most about 100 bytes,
-// so upsertRows of them stay below Postgres's 8000-byte payload limit.
-func upsertSQL(n int, returning bool, notify string) string {
+// Without notify nothing more is needed: the applied rows are counted (see
+// execJobs). With notify (Postgres, while other nodes listen) RETURNING
+// names them and the statement also tells the other nodes, in one payload
+// (its last parameter is this node's id) on the channel notify names. A
+// statement is atomic on its own, so a flush on Postgres is one round trip,
+// with no BEGIN and COMMIT. A note is at most about 100 bytes, so
+// upsertRows of them stay below Postgres's 8000-byte payload limit.
+func upsertSQL(n int, notify string) string {
 	var b strings.Builder
 	if notify != "" {
 		b.WriteString("WITH up AS (")
@@ -49,16 +50,13 @@ func upsertSQL(n int, returning bool, notify string) string {
 	b.WriteString(` ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
  updated = excluded.updated, record = excluded.record
  WHERE jobs.version < excluded.version AND jobs.status NOT IN (` + terminal + `)`)
-	switch {
-	case notify != "":
+	if notify != "" {
 		// The subquery is uncorrelated, so Postgres evaluates it once, and
 		// only when some row was applied.
 		b.WriteString(` RETURNING id, status, version)
  SELECT id, (SELECT pg_notify('` + notify + `', json_build_object('node', ?::text, 'notes', json_agg(
  json_build_object('kind', 'job', 'id', '0x' || encode(n.id, 'hex'), 'status', n.status, 'version', n.version)))::text)
  FROM up n) FROM up`)
-	case returning:
-		b.WriteString(" RETURNING id")
 	}
 	return b.String()
 }
@@ -75,19 +73,25 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 	order := idOrder(rows)
 	notify := s.d.postgres() && s.peers.any()
 	if s.d.postgres() && len(rows) <= upsertRows {
-		err := s.upsertJobs(ctx, s.upsert(len(rows), notify), notify, rows, order, applied)
+		var err error
+		if notify {
+			err = s.upsertJobs(ctx, s.upsert(len(rows), true), rows, order, applied)
+		} else {
+			err = s.execJobs(ctx, s.upsert(len(rows), false), s.w, rows, order, applied)
+		}
 		return applied, wrap(err, "write %d jobs", len(rows))
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		for start := 0; start < len(order); start += upsertRows {
 			chunk := order[start:min(start+upsertRows, len(order))]
-			if !s.d.postgres() {
-				if err := s.execJobs(ctx, tx, rows, chunk, applied); err != nil {
-					return err
-				}
-				continue
+			st := tx.StmtContext(ctx, s.upsert(len(chunk), notify))
+			var err error
+			if notify {
+				err = s.upsertJobs(ctx, st, rows, chunk, applied)
+			} else {
+				err = s.execJobs(ctx, st, tx, rows, chunk, applied)
 			}
-			if err := s.upsertJobs(ctx, tx.StmtContext(ctx, s.upsert(len(chunk), notify)), notify, rows, chunk, applied); err != nil {
+			if err != nil {
 				return err
 			}
 		}
@@ -99,19 +103,12 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 	return applied, nil
 }
 
-// upsertJobs writes rows[chunk] on Postgres with the cached statement st
-// (in a transaction or on its own) and marks the rows it applied.
-func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, notify bool, rows []runtime.JobRow, chunk []int, applied []bool) error {
-	args := make([]any, 0, 7*len(chunk)+1)
-	for _, i := range chunk {
-		r := &rows[i]
-		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
-	}
-	dest := []any{new(dbsql.RawBytes)}
-	if notify {
-		args = append(args, s.node)
-		dest = append(dest, new(dbsql.RawBytes)) // the notify's void result
-	}
+// upsertJobs writes rows[chunk] on Postgres with the cached notifying
+// statement st (in a transaction or on its own) and marks the rows it
+// applied, which RETURNING names.
+func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, rows []runtime.JobRow, chunk []int, applied []bool) error {
+	args := append(jobArgs(rows, chunk, 1), s.node)
+	dest := []any{new(dbsql.RawBytes), new(dbsql.RawBytes)} // the id, and the notify's void result
 	res, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return err
@@ -131,18 +128,16 @@ func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, notify bool, row
 	return res.Err()
 }
 
-// execJobs runs the upsert on SQLite inside tx. SQLite counts the rows an
-// upsert applied, and when that is every row (always, with one process
-// writing, which is how SQLite is used) the count is all it takes;
-// RETURNING would build a temporary table on every flush. Otherwise it
-// reads back which rows now hold the written records.
-func (s *Store) execJobs(ctx context.Context, tx *sqlx.Tx, rows []runtime.JobRow, chunk []int, applied []bool) error {
-	args := make([]any, 0, 7*len(chunk))
-	for _, i := range chunk {
-		r := &rows[i]
-		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
-	}
-	res, err := tx.StmtContext(ctx, s.upsert(len(chunk), false)).ExecContext(ctx, args...)
+// execJobs runs the upsert st (a statement of tx, or of the pool on
+// Postgres, where one statement needs no transaction) on rows[chunk]. Both
+// stores count the rows an upsert applied, and when that is every row (on
+// SQLite always, with one process writing; on Postgres unless another node
+// wrote the same job) the count is all it takes: RETURNING would build a
+// temporary table per flush on SQLite and send every id back on Postgres.
+// Otherwise it reads back, through q, which rows now hold the written
+// records.
+func (s *Store) execJobs(ctx context.Context, st *dbsql.Stmt, q queryer, rows []runtime.JobRow, chunk []int, applied []bool) error {
+	res, err := st.ExecContext(ctx, jobArgs(rows, chunk, 0)...)
 	if err != nil {
 		return err
 	}
@@ -156,8 +151,8 @@ func (s *Store) execJobs(ctx context.Context, tx *sqlx.Tx, rows []runtime.JobRow
 	for k, i := range chunk {
 		ids[k] = rows[i].ID[:]
 	}
-	q := "SELECT id, version, record FROM jobs WHERE id IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
-	stored, err := tx.QueryContext(ctx, q, ids...)
+	query := s.d.q("SELECT id, version, record FROM jobs WHERE id IN (?" + strings.Repeat(",?", len(chunk)-1) + ")")
+	stored, err := q.QueryContext(ctx, query, ids...)
 	if err != nil {
 		return err
 	}
@@ -311,7 +306,7 @@ func (s *Store) prepareUpserts(ctx context.Context) error {
 			if k == 1 {
 				channel = s.channel
 			}
-			st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, s.d.postgres(), channel)))
+			st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, channel)))
 			if err != nil {
 				return fmt.Errorf("prepare job upsert: %w", err)
 			}
@@ -319,6 +314,22 @@ func (s *Store) prepareUpserts(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// jobArgs are the upsert's parameters for rows[chunk], with room for extra
+// more.
+func jobArgs(rows []runtime.JobRow, chunk []int, extra int) []any {
+	args := make([]any, 0, 7*len(chunk)+extra)
+	for _, i := range chunk {
+		r := &rows[i]
+		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
+	}
+	return args
+}
+
+// queryer runs a query in a transaction or on the pool.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*dbsql.Rows, error)
 }
 
 // upsert returns the prepared upsert of n rows, notifying or not.
