@@ -34,10 +34,10 @@ type options struct {
 }
 
 // wants reports whether run r ("a", "b", "c" or "p") was asked for; the
-// baseline run (a0) goes with (a).
+// baseline runs (a0, b0) go with (a) and (b).
 func (o options) wants(r string) bool {
-	if r == "a0" {
-		return o.baseline != "" && o.wants("a")
+	if r == "a0" || r == "b0" {
+		return o.baseline != "" && o.wants(r[:1])
 	}
 	return o.only == "" || strings.Contains(o.only, r)
 }
@@ -58,7 +58,7 @@ func main() {
 	flag.IntVar(&o.repeat, "n", 3, "rounds; each round makes every run once, and the report gives each run's median round")
 	flag.StringVar(&o.profile, "profile", "", "save a CPU profile of each venue run to <prefix>-<run>.pprof")
 	flag.StringVar(&o.only, "only", "", "runs to make, e.g. \"ab\" (default all: a, b, c and p)")
-	flag.StringVar(&o.baseline, "baseline", "", "a venued binary of an earlier build, run on SQLite as (a0) in the same rounds as (a)")
+	flag.StringVar(&o.baseline, "baseline", "", "a venued binary of an earlier build, run as (a0) and (b0) in the same rounds as (a) and (b)")
 	flag.Parse()
 	if err := run(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -96,7 +96,13 @@ func run(ctx context.Context, o options) error {
 			o.venued = o.baseline
 			return benchVenue(ctx, o, "(a0) baseline venue, SQLite", "")
 		}},
-		{"b", true, benchVenuePostgres},
+		{"b", true, func(ctx context.Context, o options) (result, error) {
+			return benchVenuePostgres(ctx, o, "(b) venue, PostgreSQL")
+		}},
+		{"b0", true, func(ctx context.Context, o options) (result, error) {
+			o.venued = o.baseline
+			return benchVenuePostgres(ctx, o, "(b0) baseline venue, PostgreSQL")
+		}},
 		{"c", false, benchBare},
 		{"p", true, benchPgbench},
 	}

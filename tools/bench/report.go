@@ -23,6 +23,9 @@ func report(rows []result, got map[string]*result) {
 	if a0 := got["a0"]; a0 != nil && a != nil {
 		fmt.Printf("(a)/(a0) = %.2f  (this build against the baseline)\n", a.rate/a0.rate)
 	}
+	if b0 := got["b0"]; b0 != nil && b != nil {
+		fmt.Printf("(b)/(b0) = %.2f  (this build against the baseline)\n", b.rate/b0.rate)
+	}
 	if b != nil && c != nil {
 		fmt.Printf("(b)/(c) = %.2f\n", b.rate/c.rate)
 	}

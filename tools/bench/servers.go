@@ -96,13 +96,13 @@ func benchVenue(ctx context.Context, o options, name, store string) (result, err
 }
 
 // benchVenuePostgres runs the venue on a fresh schema of the database.
-func benchVenuePostgres(ctx context.Context, o options) (result, error) {
+func benchVenuePostgres(ctx context.Context, o options, name string) (result, error) {
 	schema, drop, err := newSchema(ctx, o.postgres)
 	if err != nil {
 		return result{}, err
 	}
 	defer drop()
-	return benchVenue(ctx, o, "(b) venue, PostgreSQL", sqltest.WithSearchPath(o.postgres, schema))
+	return benchVenue(ctx, o, name, sqltest.WithSearchPath(o.postgres, schema))
 }
 
 // benchBare runs a bare net/http handler that reads the request and
