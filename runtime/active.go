@@ -137,6 +137,7 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			continue
 		}
 		if r.Status.Terminal() {
+			e.finished.put(j.snapshot(), len(r.Record))
 			e.jobs.drop(j)
 		}
 	}

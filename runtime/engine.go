@@ -89,6 +89,7 @@ type Engine struct {
 	writer     *writer
 	hub        hub
 	jobs       activeJobs
+	finished   finished // records of jobs ended lately, on a single-node store
 	keys       sync.Map // owner DID → cipher.AEAD
 	users      sync.Map // DIDs known to be recorded
 	schemas    schemaCache
@@ -127,6 +128,9 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()
+	if cfg.SingleNode {
+		e.finished.init(finishedMaxSize)
+	}
 	bg, stop := context.WithCancel(context.Background())
 	e.stop = stop
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)

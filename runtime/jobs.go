@@ -53,6 +53,12 @@ func (e *Engine) lookup(ctx context.Context, c venue.Caller, id venue.JobID) (*v
 		}
 		return nil, nil, jobNotFound(id)
 	}
+	if rec := e.finished.get(id); rec != nil {
+		if rec.Caller == c.DID {
+			return rec, nil, nil
+		}
+		return nil, nil, jobNotFound(id)
+	}
 	row, err := e.store.Job(ctx, id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND || (err == nil && row.Owner != c.DID) {
 		return nil, nil, jobNotFound(id)
@@ -234,7 +240,11 @@ func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
 		}
 		e.jobs.drop(j)
 	}
-	return e.store.DeleteJob(ctx, c.DID, id)
+	if err := e.store.DeleteJob(ctx, c.DID, id); err != nil {
+		return err
+	}
+	e.finished.forget(id)
+	return nil
 }
 
 // Reply queues a client's message for the caller's job and wakes the job if

@@ -129,6 +129,23 @@ func TestEngine_Delete(t *testing.T) {
 	wantCode(t, h.DeleteJob(h.alice, done.ID), venue.ENOTFOUND)
 }
 
+// TestEngine_FinishedJobsBelongToTheirCaller: a finished job, read from
+// the engine's memory of recent records on a single-node store, is its
+// caller's as much as one read from the store.
+func TestEngine_FinishedJobsBelongToTheirCaller(t *testing.T) {
+	h := mustEngine(t)
+	done := h.invoke(t, "v/test/ops/echo", `{"x":1}`, time.Minute)
+	if j, err := h.Job(h.alice, done.ID); err != nil || j.Status != venue.StatusComplete {
+		t.Fatalf("the caller reads %v, %v", j, err)
+	}
+	_, err := h.Job(h.bob, done.ID)
+	wantCode(t, err, venue.ENOTFOUND)
+	wantCode(t, h.DeleteJob(h.bob, done.ID), venue.ENOTFOUND)
+	if _, err := h.Job(h.alice, done.ID); err != nil {
+		t.Fatalf("another caller's delete touched the job: %v", err)
+	}
+}
+
 func TestEngine_JobsBelongToTheirCaller(t *testing.T) {
 	h := mustEngine(t)
 	mine := h.invoke(t, "v/test/ops/never", `{}`, 0)
