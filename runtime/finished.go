@@ -28,6 +28,7 @@ type finished struct {
 type finishedRec struct {
 	rec  *venue.Job
 	size int
+	read bool // read since it last came up for eviction: it gets another round
 }
 
 // Bounds of the finished cache: the bytes of records kept, and the largest
@@ -42,7 +43,9 @@ func (f *finished) init(maxSize int) {
 }
 
 // put keeps rec, a terminal record whose stored form is size bytes,
-// dropping the oldest records beyond the bound.
+// dropping the oldest records beyond the bound, except that one read since
+// it last came up goes to the back instead (CLOCK): a job polled or read
+// over and over stays however many others end meanwhile.
 func (f *finished) put(rec *venue.Job, size int) {
 	if f.maxSize == 0 || size > finishedMaxRecord {
 		return
@@ -56,8 +59,15 @@ func (f *finished) put(rec *venue.Job, size int) {
 	f.order = append(f.order, rec.ID)
 	f.size += size
 	for f.size > f.maxSize && len(f.order) > 0 {
-		f.drop(f.order[0])
+		id := f.order[0]
 		f.order = f.order[1:]
+		if r, ok := f.recs[id]; ok && r.read {
+			r.read = false
+			f.recs[id] = r
+			f.order = append(f.order, id)
+			continue
+		}
+		f.drop(id)
 	}
 	if len(f.order) > 2*len(f.recs)+64 { // ids of deleted records pile up: compact
 		f.order = compactIDs(f.order, f.recs)
@@ -71,7 +81,12 @@ func (f *finished) get(id venue.JobID) *venue.Job {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.recs[id].rec
+	r, ok := f.recs[id]
+	if ok && !r.read {
+		r.read = true
+		f.recs[id] = r
+	}
+	return r.rec
 }
 
 // forget drops the record of job id, which has been deleted.

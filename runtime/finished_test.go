@@ -18,6 +18,20 @@ func TestFinished(t *testing.T) {
 			t.Fatalf("kept %d records of %d bytes: want the newest three", len(f.recs), f.size)
 		}
 	})
+	t.Run("keeps a record that is read however many others come", func(t *testing.T) {
+		var f finished
+		f.init(300)
+		f.put(rec(1), 100)
+		for b := byte(2); b <= 40; b++ {
+			if f.get(venue.JobID{1}) == nil {
+				t.Fatalf("the record read over and over was dropped after %d others", b-2)
+			}
+			f.put(rec(b), 100)
+		}
+		if f.size > 300 {
+			t.Fatalf("%d bytes kept, over the bound of 300", f.size)
+		}
+	})
 	t.Run("forgets a deleted record", func(t *testing.T) {
 		var f finished
 		f.init(1000)

@@ -9,8 +9,13 @@
 // the lattice) is measured beside it.
 //
 //	make build && (cd tools/mcpcheck && npm ci --ignore-scripts)
-//	go run ./tools/mcpbench                       # 16 sessions, 3 rounds of 5 s each, lean client
+//	go run ./tools/mcpbench                       # 16 sessions, 3 rounds of 5 s each, raw client
+//	go run ./tools/mcpbench -client lean          # minimal JSON-RPC over Go's net/http client instead
 //	go run ./tools/mcpbench -client sdk           # the official Go SDK's client instead
+//
+// Each round also prints the client's own CPU per call: the servers share
+// the machine's two cores with it, so the raw client, like wrk, is the one
+// that measures the servers rather than itself.
 //	go run ./tools/mcpbench -c 32 -d 8s -rounds 5 -profile /tmp/venued-mcp.pprof
 package main
 
@@ -28,6 +33,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -37,12 +43,12 @@ func main() {
 	conc := flag.Int("c", 16, "concurrent MCP sessions")
 	dur := flag.Duration("d", 5*time.Second, "length of one measured round")
 	rounds := flag.Int("rounds", 3, "rounds per server, interleaved")
-	client := flag.String("client", "lean", "MCP client: lean (minimal JSON-RPC over HTTP) or sdk (the official Go SDK)")
+	client := flag.String("client", "raw", "MCP client: raw (HTTP/1.1 by hand, like wrk), lean (minimal JSON-RPC over net/http) or sdk (the official Go SDK)")
 	prof := flag.String("profile", "", "save a CPU profile of venued over its first measured round to this file")
 	baseline := flag.String("baseline", "", "another venued binary (an earlier build) to measure in the same run")
 	flag.Parse()
-	if *client != "lean" && *client != "sdk" {
-		log.Fatalf("-client %q: want lean or sdk", *client)
+	if *client != "raw" && *client != "lean" && *client != "sdk" {
+		log.Fatalf("-client %q: want raw, lean or sdk", *client)
 	}
 
 	base, stopVenue := start(*venued, []string{"VENUE_LOG_LEVEL=warn", "VENUE_PPROF=" + strconv.FormatBool(*prof != "")},
@@ -77,7 +83,7 @@ func main() {
 			}
 			rate := run(t, *client, *conc, *dur)
 			results[i] = append(results[i], rate)
-			fmt.Printf("round %d  %-29s %8.0f calls/s\n", r+1, t.name, rate)
+			fmt.Printf("round %d  %-29s %8.0f calls/s  (client CPU %.1f µs per call)\n", r+1, t.name, rate, float64(lastClientCPU.Nanoseconds())/1000)
 		}
 	}
 	med := make([]float64, len(targets))
@@ -91,6 +97,18 @@ func main() {
 		fmt.Printf("ratio %s / server-everything: %.2f\n", targets[i].name, med[i]/ev)
 	}
 	fmt.Println("target: the cheap tool (grid_job_status) >= 3")
+}
+
+// lastClientCPU is the CPU this process (the client) spent per call in the
+// last run: both servers share the machine's cores with it, so a client
+// that costs much measures itself more than them.
+var lastClientCPU time.Duration
+
+// selfCPU is the CPU time this process has used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // venueTargets are the tools measured on the venue at base.
@@ -122,7 +140,7 @@ func run(t target, client string, conc int, d time.Duration) float64 {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	start := time.Now()
+	start, cpu0 := time.Now(), selfCPU()
 	for _, s := range sessions {
 		wg.Add(1)
 		go func() {
@@ -137,6 +155,9 @@ func run(t target, client string, conc int, d time.Duration) float64 {
 	}
 	wg.Wait()
 	rate := float64(calls.Load()) / time.Since(start).Seconds()
+	if n := calls.Load(); n > 0 {
+		lastClientCPU = (selfCPU() - cpu0) / time.Duration(n)
+	}
 	for _, s := range sessions {
 		s.close()
 	}

@@ -19,10 +19,14 @@ type session interface {
 	close()
 }
 
-// dial opens a session with the client named kind: "lean" (a minimal
-// JSON-RPC over HTTP client, so that the two shared cores go to the
-// servers) or "sdk" (the official Go SDK's client, as a Go program would).
+// dial opens a session with the client named kind: "raw" (rawSession:
+// HTTP/1.1 by hand, so that the two shared cores go to the servers),
+// "lean" (minimal JSON-RPC over Go's net/http client) or "sdk" (the
+// official Go SDK's client, as a Go program would).
 func dial(kind, url string, hc *http.Client) (session, error) {
+	if kind == "raw" {
+		return dialRaw(url)
+	}
 	if kind == "sdk" {
 		client := mcp.NewClient(&mcp.Implementation{Name: "mcpbench", Version: "1"}, nil)
 		s, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
