@@ -16,6 +16,7 @@
 // Each round also prints the client's own CPU per call: the servers share
 // the machine's two cores with it, so the raw client, like wrk, is the one
 // that measures the servers rather than itself.
+//
 //	go run ./tools/mcpbench -c 32 -d 8s -rounds 5 -profile /tmp/venued-mcp.pprof
 package main
 
