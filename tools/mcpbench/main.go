@@ -12,12 +12,11 @@
 //	go run ./tools/mcpbench                       # 16 sessions, 3 rounds of 5 s each, raw client
 //	go run ./tools/mcpbench -client lean          # minimal JSON-RPC over Go's net/http client instead
 //	go run ./tools/mcpbench -client sdk           # the official Go SDK's client instead
+//	go run ./tools/mcpbench -c 32 -d 8s -rounds 5 -profile /tmp/venued-mcp.pprof
 //
 // Each round also prints the client's own CPU per call: the servers share
 // the machine's two cores with it, so the raw client, like wrk, is the one
 // that measures the servers rather than itself.
-//
-//	go run ./tools/mcpbench -c 32 -d 8s -rounds 5 -profile /tmp/venued-mcp.pprof
 package main
 
 import (
