@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/gridvenue/venue/tools/internal/rawhttp"
 )
 
 // rawClient is one keep-alive HTTP/1.1 connection that sends the same POST
@@ -78,29 +80,14 @@ func (c *rawClient) post() (int, []byte, error) {
 	if _, err := c.conn.Write(c.req); err != nil {
 		return 0, nil, err
 	}
-	line, err := c.r.ReadSlice('\n')
+	n := -1
+	status, err := rawhttp.ReadHead(c.r, func(name, value []byte) {
+		if bytes.EqualFold(name, []byte("Content-Length")) {
+			n, _ = strconv.Atoi(string(value))
+		}
+	})
 	if err != nil {
 		return 0, nil, err
-	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
-		return 0, nil, fmt.Errorf("bad status line %q", line)
-	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return 0, nil, fmt.Errorf("bad status line %q", line)
-	}
-	n := -1
-	for {
-		h, err := c.r.ReadSlice('\n')
-		if err != nil {
-			return 0, nil, err
-		}
-		if len(h) <= 2 {
-			break
-		}
-		if k, v, ok := bytes.Cut(h, []byte(":")); ok && bytes.EqualFold(k, []byte("Content-Length")) {
-			n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
-		}
 	}
 	if n < 0 {
 		return 0, nil, fmt.Errorf("response without Content-Length")

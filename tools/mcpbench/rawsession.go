@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+
+	"github.com/gridvenue/venue/tools/internal/rawhttp"
 )
 
 // rawSession is a streamable-HTTP MCP session on one keep-alive HTTP/1.1
@@ -130,38 +132,19 @@ type rawHead struct {
 // head reads the status line and the headers the session needs.
 func (s *rawSession) head() (int, rawHead, error) {
 	h := rawHead{length: -1}
-	line, err := s.r.ReadSlice('\n')
-	if err != nil {
-		return 0, h, err
-	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.1 ")) {
-		return 0, h, fmt.Errorf("bad status line %q", line)
-	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return 0, h, fmt.Errorf("bad status line %q", line)
-	}
-	for {
-		line, err := s.r.ReadSlice('\n')
-		if err != nil {
-			return 0, h, err
-		}
-		k, v, ok := bytes.Cut(bytes.TrimSpace(line), []byte(":"))
-		if !ok {
-			return status, h, nil // the blank line
-		}
-		v = bytes.TrimSpace(v)
+	status, err := rawhttp.ReadHead(s.r, func(name, value []byte) {
 		switch {
-		case bytes.EqualFold(k, []byte("Content-Length")):
-			h.length, _ = strconv.Atoi(string(v))
-		case bytes.EqualFold(k, []byte("Transfer-Encoding")):
-			h.chunked = bytes.EqualFold(v, []byte("chunked"))
-		case bytes.EqualFold(k, []byte("Content-Type")):
-			h.sse = bytes.HasPrefix(v, []byte("text/event-stream"))
-		case bytes.EqualFold(k, []byte("Mcp-Session-Id")):
-			h.sid = string(v)
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			h.length, _ = strconv.Atoi(string(value))
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			h.chunked = bytes.EqualFold(value, []byte("chunked"))
+		case bytes.EqualFold(name, []byte("Content-Type")):
+			h.sse = bytes.HasPrefix(value, []byte("text/event-stream"))
+		case bytes.EqualFold(name, []byte("Mcp-Session-Id")):
+			h.sid = string(value)
 		}
-	}
+	})
+	return status, h, err
 }
 
 // payload reads the body: by its length, or chunk by chunk to the last.
