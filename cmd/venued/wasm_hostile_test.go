@@ -11,14 +11,13 @@ import (
 )
 
 // TestWasm_HostileBuiltins runs the worst inputs found for the built-in
-// operations through a whole venue whose jobs have the audit's 3 s
-// deadline. The built-in module runs without termination checks, so
-// nothing stops a built-in but its own bounds: each job must end by
-// itself as its case says, within opstest.CPU of processor time, the
-// venue must answer an ordinary call after each, and once they are done
-// the process must be idle.
+// operations through a whole venue whose jobs have opstest.Deadline (the
+// audit's 3 s). The deadline can stop a guest, but these cases must not
+// need it: each job must end by itself as its case says, within
+// opstest.CPU of processor time, the venue must answer an ordinary call
+// after each, and once they are done the process must be idle.
 func TestWasm_HostileBuiltins(t *testing.T) {
-	m := MustRunMain(t, "", func(c *Config) { c.JobTimeout, c.MaxBodyBytes = "3s", 8<<20 })
+	m := MustRunMain(t, "", func(c *Config) { c.JobTimeout, c.MaxBodyBytes = opstest.Deadline.String(), 8<<20 })
 	c := newClient(m)
 	warmBuiltins(t, c)
 	for _, tc := range opstest.Cases() {
@@ -55,7 +54,7 @@ func TestWasm_HostileBuiltins(t *testing.T) {
 }
 
 // warmBuiltins waits for the built-in module to compile, which on a busy
-// machine can take longer than the 3 s deadline of the first call.
+// machine can take longer than the deadline of the first call.
 func warmBuiltins(t *testing.T, c *client) {
 	t.Helper()
 	for range 10 {

@@ -9,9 +9,9 @@ import (
 	"github.com/gridvenue/venue/ops/internal/jsonv"
 )
 
-// The built-in module runs without termination checks (docs/RATIONALE.md,
-// "Stopping a guest"), so Validate must end by itself whatever the schema
-// and value: its work is counted in steps, about one schema node applied
+// A job's deadline can stop the built-in module (docs/RATIONALE.md,
+// "Stopping a guest"), but a validation should not need it, so Validate
+// must end by itself whatever the schema and value: its work is counted in steps, about one schema node applied
 // to one part of the value, and stops with errTooComplex past maxSteps.
 // Remembering what each $ref target gave at each place of the value keeps
 // honest schemas far below that: their work is at most the schema's nodes
