@@ -31,6 +31,15 @@ type invocation struct {
 // Huma's validation gives elsewhere: the field at fault, and what it
 // should be.
 func decodeInvoke(b []byte) (invocation, error) {
+	if inv, ok := quickInvoke(b); ok {
+		return inv, nil
+	}
+	return decodeInvokeSlow(b)
+}
+
+// decodeInvokeSlow decodes any body with encoding/json, and words what is
+// wrong with it.
+func decodeInvokeSlow(b []byte) (invocation, error) {
 	trimmed := bytes.TrimLeft(b, " \t\r\n")
 	if len(trimmed) == 0 {
 		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: request body is required")

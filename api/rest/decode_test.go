@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -61,4 +62,66 @@ func FuzzDecodeInvoke(f *testing.F) {
 			t.Fatalf("input %q is not JSON", got.Input)
 		}
 	})
+}
+
+func TestQuickInvoke(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		quick      bool // the quick path decodes it (else it leaves it to encoding/json)
+	}{
+		{"minimal", `{"operation":"v/ops/x/y"}`, true},
+		{"everything", ` {"operation": "o/p", "input": {"a": [1, -2.5e3, "x\"y\u00e9", true, null, {}]}, "wait": 50, "ucans": ["t", "u"], "private": false} `, true},
+		{"wait true", `{"operation":"a","wait":true}`, true},
+		{"wait a string", `{"operation":"a","wait":"100"}`, true},
+		{"input null", `{"operation":"a","input":null}`, true},
+		{"escaped operation", `{"operation":"v\/ops"}`, false},
+		{"non-ASCII operation", `{"operation":"é"}`, false},
+		{"key in another case", `{"Operation":"a"}`, false},
+		{"repeated key", `{"operation":"a","operation":"b"}`, false},
+		{"wait null", `{"operation":"a","wait":null}`, false},
+		{"wait too large", `{"operation":"a","wait":1e400}`, false},
+		{"ucans null", `{"operation":"a","ucans":null}`, false},
+		{"deep input", `{"operation":"a","input":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`, false},
+		{"leading zero", `{"operation":"a","input":01}`, false},
+		{"bad escape", `{"operation":"a","input":"\x"}`, false},
+		{"control character", "{\"operation\":\"a\",\"input\":\"\x01\"}", false},
+		{"trailing data", `{"operation":"a"} {}`, false},
+		{"missing operation", `{"input":{}}`, false},
+		{"empty object", `{}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			quick, ok := quickInvoke([]byte(tc.body))
+			if ok != tc.quick {
+				t.Fatalf("quick path took it: %v, want %v", ok, tc.quick)
+			}
+			if ok {
+				sameAsSlow(t, []byte(tc.body), quick)
+			}
+		})
+	}
+}
+
+// FuzzQuickInvoke holds the quick path to encoding/json's answers: what it
+// decodes, the slow path decodes the same, and without error.
+func FuzzQuickInvoke(f *testing.F) {
+	for _, s := range []string{`{"operation":"a","input":{"x":[1,2.5e-3,"\u00e9"]},"wait":true,"ucans":["u"],"private":true}`,
+		`{"operation":"a","wait":"7"}`, `{"operation":"a","input":null}`, `{"operation":"a","wait":-0}`, ` {"operation" : "b" , "input" : [ ] } `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if quick, ok := quickInvoke(b); ok {
+			sameAsSlow(t, b, quick)
+		}
+	})
+}
+
+func sameAsSlow(t *testing.T, b []byte, quick invocation) {
+	t.Helper()
+	slow, err := decodeInvokeSlow(b)
+	if err != nil {
+		t.Fatalf("quick path accepted %q, which encoding/json refuses: %v", b, err)
+	}
+	if !reflect.DeepEqual(quick, slow) {
+		t.Fatalf("for %q the quick path gives %#v, encoding/json %#v", b, quick, slow)
+	}
 }
