@@ -82,6 +82,7 @@ type Engine struct {
 	log        *slog.Logger
 	now        func() time.Time
 	id         Identity
+	publicDID  string // id.PublicDID(), asked on every anonymous request
 	cat        *catalog
 	ids        idGen
 	pool       pool
@@ -115,7 +116,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.id = id
+	e.id, e.publicDID = id, id.PublicDID()
 	info := map[string]any{"did": id.DID, "name": cfg.Name, "version": cfg.Version,
 		"url": id.BaseURL, "started": e.started.UnixMilli()}
 	if e.cat, err = newCatalog(cfg.Catalog, info); err != nil {
@@ -162,7 +163,7 @@ func (e *Engine) Identity() Identity { return e.id }
 
 // PublicCaller is the identity every anonymous caller shares.
 func (e *Engine) PublicCaller() venue.Caller {
-	return venue.Caller{DID: e.id.PublicDID(), Anonymous: true}
+	return venue.Caller{DID: e.publicDID, Anonymous: true}
 }
 
 // caller returns the request's caller, or EUNAUTHORIZED if a door forgot to

@@ -164,8 +164,9 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	case <-ctx.Done():
 	}
 	rec, t := j.snapshotTicket()
-	if err := t.wait(context.WithoutCancel(ctx)); err != nil {
-		return nil, storeFailed(err)
+	<-t.done // even if the caller went: the record it is handed must be durable
+	if t.err != nil {
+		return nil, storeFailed(t.err)
 	}
 	return rec, nil
 }
