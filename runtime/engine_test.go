@@ -135,6 +135,35 @@ func TestEngine_InvokeWaitReturnsFinalRecord(t *testing.T) {
 	}
 }
 
+// TestEngine_InvokeJSONIsTheRecordsJSON checks the JSON InvokeJSON hands a
+// door is the record's own, for every way an invoke returns: ended within
+// the wait, not waited for, and still running when the wait ran out.
+func TestEngine_InvokeJSONIsTheRecordsJSON(t *testing.T) {
+	h := mustEngine(t)
+	for _, tc := range []struct {
+		name, op, input string
+		wait            time.Duration
+	}{
+		{"ended within the wait", "v/test/ops/echo", `{"a": [1, "x"]}`, time.Minute},
+		{"failed within the wait", "v/test/ops/error", `{"message": "no"}`, time.Minute},
+		{"not waited for", "v/test/ops/delay", `{"ms": 1}`, 0},
+		{"the wait ran out", "v/test/ops/delay", `{"ms": 200}`, 10 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec, enc, err := h.InvokeJSON(h.alice, runtime.InvokeRequest{Operation: tc.op, Input: json.RawMessage(tc.input), Wait: tc.wait})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := rec.AppendJSON(nil); enc != nil && string(enc) != string(want) {
+				t.Fatalf("InvokeJSON gave %s, the record is %s", enc, want)
+			}
+			if tc.wait == time.Minute && enc == nil {
+				t.Fatal("a record written as it was returned came without its JSON")
+			}
+		})
+	}
+}
+
 func TestEngine_InvokeWithoutWaitRecordsBeforeReturning(t *testing.T) {
 	h := mustEngine(t)
 	j := h.invoke(t, "v/test/ops/delay", `{"ms": 30, "value": 7}`, 0)

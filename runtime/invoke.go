@@ -26,38 +26,48 @@ type InvokeRequest struct {
 // EFORBIDDEN if a UCAN in req.UCANs fails verification, and EUNAUTHORIZED
 // when the venue does not let anonymous callers invoke.
 func (e *Engine) Invoke(ctx context.Context, req InvokeRequest) (*venue.Job, error) {
-	_, rec, err := e.invoke(ctx, req)
+	_, rec, _, err := e.invoke(ctx, req)
 	return rec, err
 }
 
-func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Job, error) {
+// InvokeJSON is Invoke for a door that answers with the record: it also
+// returns the record's JSON (as venue.Job.AppendJSON gives it) when that
+// is what the store was just handed, which spares encoding it twice; nil
+// when the door must encode the record itself.
+func (e *Engine) InvokeJSON(ctx context.Context, req InvokeRequest) (*venue.Job, []byte, error) {
+	_, rec, enc, err := e.invoke(ctx, req)
+	return rec, enc, err
+}
+
+func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Job, []byte, error) {
 	ctx, err := e.WithProofs(ctx, req.UCANs)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	c, err := e.caller(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	j, err := e.submit(ctx, c, req)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if req.Wait <= 0 {
 		rec, t := j.snapshotTicket()
 		if err := t.wait(ctx); err != nil {
 			e.abandon(j)
-			return nil, nil, storeFailed(err)
+			return nil, nil, nil, storeFailed(err)
 		}
+		enc := t.written(rec)
 		e.start(j)
-		return j, rec, nil
+		return j, rec, enc, nil
 	}
 	e.start(j)
-	rec, err := e.await(ctx, j, req.Wait)
-	return j, rec, err
+	rec, enc, err := e.await(ctx, j, req.Wait)
+	return j, rec, enc, err
 }
 
 // Run invokes and waits for the output, for callers that want the result
@@ -71,7 +81,7 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // when ctx ends first (the venue is shutting down).
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
-	j, rec, err := e.invoke(ctx, req)
+	j, rec, _, err := e.invoke(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +164,9 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 }
 
 // await waits for j to end, for wait (at most MaxWait) or for the caller to
-// go away, then returns the record once it is durable.
-func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.Job, error) {
+// go away, then returns the record once it is durable, and its JSON when
+// the ticket has it.
+func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.Job, []byte, error) {
 	timer := time.NewTimer(min(wait, e.cfg.MaxWait))
 	defer timer.Stop()
 	select {
@@ -166,9 +177,9 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	rec, t := j.snapshotTicket()
 	<-t.done // even if the caller went: the record it is handed must be durable
 	if t.err != nil {
-		return nil, storeFailed(t.err)
+		return nil, nil, storeFailed(t.err)
 	}
-	return rec, nil
+	return rec, t.written(rec), nil
 }
 
 func (j *job) snapshotTicket() (*venue.Job, *ticket) {

@@ -59,6 +59,20 @@ type pendingRow struct {
 type ticket struct {
 	done chan struct{}
 	err  error
+	// What was written, once done without error: the record and its JSON,
+	// which a door answering with that record sends as is.
+	job  *venue.Job
+	json []byte
+}
+
+// written returns the JSON written for rec, or nil if the ticket's write
+// was of another record (a later one coalesced into it) or failed.
+// Call once done is closed.
+func (t *ticket) written(rec *venue.Job) []byte {
+	if t.err != nil || t.job != rec {
+		return nil
+	}
+	return t.json
 }
 
 func (t *ticket) wait(ctx context.Context) error {
@@ -222,8 +236,8 @@ func (w *writer) flush(batch []*pendingRow) {
 		}
 	}
 	w.onFlush(rows, applied, err)
-	for _, p := range batch {
-		p.ticket.err = err
+	for i, p := range batch {
+		p.ticket.err, p.ticket.job, p.ticket.json = err, p.job, rows[i].Record
 		close(p.ticket.done)
 	}
 }

@@ -63,7 +63,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	job, err := s.e.Invoke(r.Context(), runtime.InvokeRequest{Operation: req.Operation, Input: req.Input, Wait: wait, UCANs: req.UCANs})
+	job, enc, err := s.e.InvokeJSON(r.Context(), runtime.InvokeRequest{Operation: req.Operation, Input: req.Input, Wait: wait, UCANs: req.UCANs})
 	if err != nil {
 		writeError(w, err)
 		return
@@ -72,7 +72,10 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "application/json")
 	h.Set("Location", "/api/v1/jobs/"+job.ID.String())
 	w.WriteHeader(http.StatusCreated)
-	w.Write(job.AppendJSON(make([]byte, 0, 512)))
+	if enc == nil {
+		enc = job.AppendJSON(make([]byte, 0, 512))
+	}
+	w.Write(enc)
 }
 
 // readBody reads a request body of at most limit bytes, in one allocation
