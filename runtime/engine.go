@@ -86,6 +86,7 @@ type Engine struct {
 	cat        *catalog
 	ids        idGen
 	pool       pool
+	workers    *workers
 	callers    *callerSlots
 	writer     *writer
 	hub        hub
@@ -134,6 +135,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	bg, stop := context.WithCancel(context.Background())
 	e.stop = stop
+	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
 	if err := e.recover(ctx); err != nil {
 		stop()
@@ -149,6 +151,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// maxIdleWorkers bounds the goroutines kept waiting for executions (see
+// workers): each holds a stack grown by the jobs it ran.
+const maxIdleWorkers = 64
 
 // Close stops accepting work, cancels running jobs and writes out every
 // record still buffered. It does not close the store.

@@ -18,7 +18,7 @@ func (e *Engine) start(j *job) {
 	j.mu.Lock()
 	run := j.run
 	j.mu.Unlock()
-	go e.execute(j, run)
+	e.workers.run(func() { e.execute(j, run) })
 }
 
 // execute runs one execution of j: it waits for a worker slot, moves the job
