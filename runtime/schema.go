@@ -17,10 +17,13 @@ import (
 
 // compiledSchema is an operation's input schema, ready to validate against;
 // nil schema means the operation accepts any input. objectOnly marks the
-// common schema {"type": "object"}, checked without parsing the input.
+// common schema {"type": "object"}, checked without parsing the input;
+// flat, when not nil, passes most inputs of a flat object schema without
+// parsing them either.
 type compiledSchema struct {
 	schema     *jsonschema.Schema
 	objectOnly bool
+	flat       *flatSchema
 }
 
 // CompileSchema compiles a JSON Schema document (draft 2020-12 unless it
@@ -47,7 +50,7 @@ func CompileSchema(name string, doc json.RawMessage) (*compiledSchema, error) {
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %v", name, err)
 	}
-	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc)}, nil
+	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc)}, nil
 }
 
 // isObjectOnly reports whether doc is exactly {"type": "object"}, which
@@ -73,6 +76,9 @@ func (s *compiledSchema) validate(input json.RawMessage) error {
 		if input[0] != '{' {
 			return venue.Errorf(venue.EINVALID, "Input schema violation: input: got %s, want object", jsonKind(input))
 		}
+		return nil
+	}
+	if s.flat != nil && s.flat.valid(input) {
 		return nil
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
