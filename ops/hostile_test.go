@@ -12,9 +12,10 @@ import (
 
 // TestGuest_Hostile runs the worst inputs found for every built-in family
 // through the Wasm host. A deadline could stop them, but the operations'
-// own bounds must do it first: each case must end by itself, as its case says, within opstest.CPU of processor
-// time, and the next call must be served as usual. Afterwards the process
-// must be idle: no guest is left running.
+// own bounds must do it first: each case must end by itself, as its case
+// says, within opstest.CPU of processor time, and the next call must be
+// served as usual. Afterwards the process must be idle: no guest is left
+// running.
 func TestGuest_Hostile(t *testing.T) {
 	s := mustStack(t)
 	for _, tc := range opstest.Cases() {

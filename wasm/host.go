@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -51,7 +52,7 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	if h.box, err = h.newSandbox(ctx, rc); err != nil {
 		return nil, err
 	}
-	h.modCfg = moduleConfig()
+	h.modCfg = moduleConfig(cfg.memoryLimit())
 	h.modules.byKey, h.modules.max = map[cacheKey]*compiling{}, cfg.MaxModules
 	h.pools.init(cfg)
 	h.bgCtx, h.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -109,15 +110,26 @@ func (h *Host) newSandbox(ctx context.Context, rc wazero.RuntimeConfig) (*sandbo
 
 // moduleConfig is the sandbox every instance gets: real clocks and
 // randomness (Go guests seed map hashing from them; wazero's defaults are
-// deterministic), no filesystem, no environment, argv[0] only. Each
-// instance adds its stderr and its sleep (configFor).
-func moduleConfig() wazero.ModuleConfig {
+// deterministic), no filesystem, argv[0] only, and in the environment only
+// GOMEMLIMIT (guestMemLimit). Each instance adds its stderr and its sleep
+// (configFor).
+func moduleConfig(memoryLimit uint64) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName(""). // instances are anonymous: many may share a module
 		WithArgs("op").
+		WithEnv("GOMEMLIMIT", guestMemLimit(memoryLimit)).
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader)
+}
+
+// guestMemLimit is the GOMEMLIMIT a guest is given: seven eighths of its
+// memory limit. A Go guest otherwise lets its heap grow to twice what it
+// kept at its last collection, and may run into the limit holding garbage
+// it could have collected; whether it did depended on when its collector
+// happened to run. Other guests ignore the variable.
+func guestMemLimit(memoryLimit uint64) string {
+	return fmt.Sprintf("%dMiB", memoryLimit/8*7>>20)
 }
 
 // configFor is the module config of an instance whose calls are tracked by

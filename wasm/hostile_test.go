@@ -114,7 +114,7 @@ func TestHost_Sandbox(t *testing.T) {
 			t.Errorf("a 100 ms sleep took %s", took)
 		}
 	})
-	t.Run("argv[0] only, no environment, real clock", func(t *testing.T) {
+	t.Run("argv[0] only, GOMEMLIMIT only, real clock", func(t *testing.T) {
 		var got struct {
 			Args []string `json:"args"`
 			Env  []string `json:"env"`
@@ -124,8 +124,8 @@ func TestHost_Sandbox(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &got); err != nil {
 			t.Fatal(err)
 		}
-		if len(got.Args) != 1 || len(got.Env) != 0 {
-			t.Errorf("args %q, env %q; want argv[0] only and no environment", got.Args, got.Env)
+		if want := "GOMEMLIMIT=" + guestMemLimit(h.host.cfg.memoryLimit()); len(got.Args) != 1 || len(got.Env) != 1 || got.Env[0] != want {
+			t.Errorf("args %q, env %q; want argv[0] only and %s", got.Args, got.Env, want)
 		}
 		if d := time.Since(time.UnixMilli(got.Now)); d < 0 || d > time.Minute {
 			t.Errorf("the guest's clock is off by %s", d)

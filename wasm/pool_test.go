@@ -41,6 +41,28 @@ func TestHost_PoolsPerCaller(t *testing.T) {
 	}
 }
 
+// TestHost_DropsGrownInstances checks that an instance whose memory grew
+// past half the limit is closed after its call rather than kept: the next
+// call starts on a new instance, with all the memory before it.
+func TestHost_DropsGrownInstances(t *testing.T) {
+	x := direct(t, mustHost(t, Config{}), "goreactor") // 64 MiB
+	big := strings.Repeat("n", 16<<20)                 // its buffer and the string decoded: past 32 MiB
+	for _, step := range []struct{ name, input, want string }{
+		{"the first call instantiates", `{"do":"count"}`, `{"allocs":1,"calls":1}`},
+		{"a small call keeps the instance", `{"do":"count"}`, `{"allocs":1,"calls":2}`},
+		{"a call that grows it past half the limit", `{"do":"count","text":"` + big + `"}`, `{"allocs":2,"calls":3}`},
+		{"is the last on that instance", `{"do":"count"}`, `{"allocs":1,"calls":1}`},
+	} {
+		out, err := call(context.Background(), x, step.input)
+		if err != nil {
+			t.Fatalf("%s: %.300v", step.name, err)
+		}
+		if string(out) != step.want {
+			t.Errorf("%s: %s, want %s", step.name, out, step.want)
+		}
+	}
+}
+
 // TestHost_InputBuffer checks that the host asks venue_alloc for a buffer
 // only when an input outgrows the one it has.
 func TestHost_InputBuffer(t *testing.T) {

@@ -11,11 +11,11 @@ import (
 )
 
 // TestWasm_HostileBuiltins runs the worst inputs found for the built-in
-// operations through a whole venue whose jobs have opstest.Deadline (the
-// audit's 3 s). The deadline can stop a guest, but these cases must not
-// need it: each job must end by itself as its case says, within
-// opstest.CPU of processor time, the venue must answer an ordinary call
-// after each, and once they are done the process must be idle.
+// operations through a whole venue whose jobs have opstest.Deadline. The
+// deadline can stop a guest, but these cases must not need it: each job
+// must end by itself as its case says, within opstest.CPU of processor
+// time, the venue must answer an ordinary call after each, and once they
+// are done the process must be idle.
 func TestWasm_HostileBuiltins(t *testing.T) {
 	m := MustRunMain(t, "", func(c *Config) { c.JobTimeout, c.MaxBodyBytes = opstest.Deadline.String(), 8<<20 })
 	c := newClient(m)
