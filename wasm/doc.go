@@ -76,8 +76,9 @@
 //
 // # Sandbox
 //
-// Every instance sees argv ["op"], no environment variables, no
-// preopened directories (every file open fails) and no sockets; real wall
+// Every instance sees argv ["op"], one environment variable, GOMEMLIMIT
+// (seven eighths of the memory limit, which a Go guest's collector heeds
+// and other guests ignore), no preopened directories (every file open fails) and no sockets; real wall
 // and monotonic clocks and crypto-random bytes. A sleep (poll_oneoff on a
 // clock) lasts as asked unless the job's deadline or cancellation comes
 // first, which ends the guest. Only
