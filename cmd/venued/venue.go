@@ -156,7 +156,20 @@ func (m *Main) doors() http.Handler {
 	}
 	mux.Handle("/", m.rest)
 	m.mountMCP(mux)
-	return m.rest.Guard(mux)
+	return m.rest.Guard(apiFirst(m.rest, mux))
+}
+
+// apiFirst hands REST API paths to the REST door directly: the doors' mux
+// has no route under /api/v1/ and would hand them there too, after a
+// routing lookup of its own on every request.
+func apiFirst(api, doors http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/api/v1/") {
+			api.ServeHTTP(w, r)
+			return
+		}
+		doors.ServeHTTP(w, r)
+	})
 }
 
 // engineConfig is the engine's part of the configuration.
