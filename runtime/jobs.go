@@ -158,7 +158,8 @@ func (e *Engine) retarget(j *job, s venue.JobStatus, stop error) {
 	}
 	j.run++
 	if s == venue.StatusStarted {
-		go e.execute(j, j.run)
+		run := j.run
+		e.workers.run(func() { e.execute(j, run) })
 	}
 }
 
@@ -207,7 +208,8 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 		return
 	}
 	j.op = op
-	go e.execute(j, j.run)
+	run := j.run
+	e.workers.run(func() { e.execute(j, run) })
 }
 
 func doneTicket() *ticket {
