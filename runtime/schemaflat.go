@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/big"
+	"slices"
 	"strconv"
+
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // flatSchema is an input schema of the shape most catalog entries have: an
@@ -131,50 +134,40 @@ func intBound(lit json.RawMessage, ceil bool) (int64, bool) {
 }
 
 // valid reports whether input, compact valid JSON, is surely valid; false
-// means only that the full validator must decide.
+// means only that the full validator must decide. Keys are read only when
+// plain (see jsonscan.Cursor.PlainString): encoding/json, which decodes
+// the input for the validator, unescapes keys and replaces invalid UTF-8
+// in them, so two keys unlike here may be one there.
 func (f *flatSchema) valid(input []byte) bool {
-	c := cursor{b: input}
-	if !c.eat('{') {
+	c := jsonscan.New(input)
+	empty, ok := c.Open('{', '}')
+	if !ok {
 		return false
 	}
 	var seen []string // few keys: a slice beats a map
-	if !c.eat('}') {
-		for {
-			key, ok := c.plainKey()
-			if !ok || !c.eat(':') {
-				return false
-			}
-			for _, s := range seen {
-				if s == key {
-					return false // a repeated key: which one counts is the validator's business
-				}
-			}
-			seen = append(seen, key)
-			start := c.i
-			if !c.skipValue() {
-				return false
-			}
-			p, known := f.props[key]
-			if (!known && f.closed) || (known && !p.admits(input[start:c.i])) {
-				return false
-			}
-			if c.eat('}') {
-				break
-			}
-			if !c.eat(',') {
-				return false
-			}
+	for more := !empty; more; {
+		key, ok := c.Key()
+		if !ok || slices.Contains(seen, key) {
+			return false // a repeated key: which one counts is the validator's business
+		}
+		seen = append(seen, key)
+		start := c.Pos()
+		if !c.Value() {
+			return false
+		}
+		p, known := f.props[key]
+		if (!known && f.closed) || (known && !p.admits(input[start:c.Pos()])) {
+			return false
+		}
+		if more, ok = c.Next('}'); !ok {
+			return false
 		}
 	}
-	if c.i != len(input) {
+	if !c.AtEnd() {
 		return false
 	}
 	for _, r := range f.required {
-		found := false
-		for _, s := range seen {
-			found = found || s == r
-		}
-		if !found {
+		if !slices.Contains(seen, r) {
 			return false
 		}
 	}
@@ -212,77 +205,4 @@ func (p flatProp) admits(v []byte) bool {
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	return err == nil && (!p.hasMin || n >= p.min) && (!p.hasMax || n <= p.max)
-}
-
-// cursor walks compact, valid JSON.
-type cursor struct {
-	b []byte
-	i int
-}
-
-func (c *cursor) eat(ch byte) bool {
-	if c.i < len(c.b) && c.b[c.i] == ch {
-		c.i++
-		return true
-	}
-	return false
-}
-
-// plainKey reads a key without escapes, which is its own decoded form.
-func (c *cursor) plainKey() (string, bool) {
-	if !c.eat('"') {
-		return "", false
-	}
-	start := c.i
-	for ; c.i < len(c.b); c.i++ {
-		switch c.b[c.i] {
-		case '"':
-			c.i++
-			return string(c.b[start : c.i-1]), true
-		case '\\':
-			return "", false
-		}
-	}
-	return "", false
-}
-
-// skipValue moves past one value, relying on the JSON being valid.
-func (c *cursor) skipValue() bool {
-	depth := 0
-	for c.i < len(c.b) {
-		switch ch := c.b[c.i]; ch {
-		case '"':
-			c.i++
-			for c.i < len(c.b) && c.b[c.i] != '"' {
-				if c.b[c.i] == '\\' {
-					c.i++
-				}
-				c.i++
-			}
-			c.i++
-		case '{', '[':
-			depth++
-			c.i++
-			continue
-		case '}', ']':
-			if depth == 0 {
-				return true // the end of the enclosing object
-			}
-			depth--
-			c.i++
-		case ',':
-			if depth == 0 {
-				return true
-			}
-			c.i++
-			continue
-		default:
-			c.i++
-			continue
-		}
-		if depth == 0 {
-			return true
-		}
-	}
-	return c.i <= len(c.b) && depth == 0
 }

@@ -50,6 +50,7 @@ func TestFlatSchema(t *testing.T) {
 		{"an unknown field of an open schema", read, `{"path":"a","other":{"x":[1,"}"]}}`, true},
 		{"a repeated key", read, `{"path":"a","path":"b"}`, false},
 		{"an escaped key", read, `{"pat\u0068":"a"}`, false},
+		{"a key with invalid UTF-8, one with U+FFFD to the validator", newFlatSchema(json.RawMessage(`{"type":"object","properties":{"a\ufffd":{"type":"string"}}}`)), "{\"a\xff\":1}", false},
 		{"not an object", read, `["path"]`, false},
 		{"every type", closed, `{"s":"x\"y","i":10,"n":2,"b":false,"o":{"a":[{}]},"a":[[],{}],"z":null,"any":[1]}`, true},
 		{"a decimal within bounds", closed, `{"n":2.4}`, false},
