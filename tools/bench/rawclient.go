@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/gridvenue/venue/tools/internal/rawhttp"
@@ -60,11 +59,7 @@ type rawClient struct {
 }
 
 func dialRaw(rawURL string, body []byte) (*rawClient, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := net.Dial("tcp", u.Host)
+	conn, u, err := rawhttp.Dial(rawURL)
 	if err != nil {
 		return nil, err
 	}

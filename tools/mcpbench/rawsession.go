@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
 	"strconv"
 
 	"github.com/gridvenue/venue/tools/internal/rawhttp"
@@ -34,11 +33,7 @@ type rawSession struct {
 }
 
 func dialRaw(rawURL string) (*rawSession, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := net.Dial("tcp", u.Host)
+	conn, u, err := rawhttp.Dial(rawURL)
 	if err != nil {
 		return nil, err
 	}
