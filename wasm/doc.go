@@ -109,9 +109,9 @@
 // guest calls the host (Go guests cannot be re-entered). A request is an
 // object {"fn": name, ...arguments}, or {"fn": name, "args": {...}} when
 // the guest forwards its operation's input unread as the arguments (what
-// guest.Forward sends; the host then words argument mistakes as the
-// input's: "'path' is required", "core:read: 'path' must be a string, got
-// number"). The functions are:
+// guest.Forward and guest.RegisterForward send; the host then words
+// argument mistakes as the input's: "'path' is required", "core:read:
+// 'path' must be a string, got number"). The functions are:
 //
 //	lattice.read    {path, maxSize?}             → {exists, value, valueBytes, truncated?, ...}
 //	lattice.write   {path, value}                → {written: true}

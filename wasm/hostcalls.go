@@ -54,9 +54,12 @@ func (c *callState) perform(ctx context.Context, fn string, a args) (any, error)
 	switch fn {
 	case "lattice.read", "lattice.write", "lattice.delete", "lattice.append",
 		"lattice.list", "lattice.slice", "lattice.copy":
-		var la latticeArgs
-		if err := a.decode(&la); err != nil {
-			return nil, err
+		la, ok := quickLattice(a.raw)
+		if !ok {
+			la = latticeArgs{}
+			if err := a.decode(&la); err != nil {
+				return nil, err
+			}
 		}
 		return la.perform(ctx, fn, a, c.env)
 	case "http.request":
@@ -72,17 +75,6 @@ func (c *callState) perform(ctx context.Context, fn string, a args) (any, error)
 		return setSecret(ctx, c.env, a)
 	}
 	return nil, invalid("no such host function")
-}
-
-// latticeArgs are the arguments of every lattice function; each uses some.
-type latticeArgs struct {
-	Path    string          `json:"path"`
-	MaxSize int             `json:"maxSize"`
-	Offset  int             `json:"offset"`
-	Limit   int             `json:"limit"`
-	Value   json.RawMessage `json:"value"`
-	From    string          `json:"from"`
-	To      string          `json:"to"`
 }
 
 func (a *latticeArgs) perform(ctx context.Context, fn string, in args, env *runtime.Env) (any, error) {

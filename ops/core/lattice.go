@@ -1,13 +1,9 @@
 package core
 
-import (
-	"encoding/json"
-
-	"github.com/gridvenue/venue/wasm/guest"
-)
+import "github.com/gridvenue/venue/wasm/guest"
 
 // The lattice operations are one host call each, so they forward their
-// input to the host unread (guest.Forward): the host checks it in the
+// input to the host unread (guest.RegisterForward): the host checks it in the
 // reference venue's words ('path' is required, 'from' is required) and
 // passes its result through unchanged, fields it adds included. Decoding
 // and re-encoding the input here would check nothing the host does not,
@@ -23,18 +19,7 @@ func init() {
 		"core:list":   "lattice.list",
 		"core:slice":  "lattice.slice",
 	} {
-		guest.Register(name, forward(fn))
+		guest.RegisterForward(name, fn)
 	}
 	guest.Register("core:inspect", inspect)
-}
-
-// forward is the handler of an operation that is the host function fn.
-func forward(fn string) guest.Handler {
-	return func(in json.RawMessage) (any, error) {
-		out, err := guest.Forward(fn, in)
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
 }

@@ -54,6 +54,9 @@ func venueRun(opPtr, opLen, inPtr, inLen int32) int64 {
 	if len(in) == 0 {
 		in = []byte("{}")
 	}
+	if fn, ok := forwards[string(op)]; ok {
+		return forward(fn, in)
+	}
 	// Copy the input: a handler may keep parts of it (json.RawMessage
 	// fields), and the host overwrites argBuf on the next call.
 	out, err := run(string(op), append([]byte(nil), in...))
@@ -65,6 +68,28 @@ func venueRun(opPtr, opLen, inPtr, inLen int32) int64 {
 		return result([]byte(msg), true)
 	}
 	return result(out, false)
+}
+
+// fwdReq and fwdRes are the request and result buffers of every forwarded
+// operation (RegisterForward), reused from call to call. fwdRes may be the
+// output the host reads after venue_run returns; the next venue_run, which
+// overwrites it, comes only after the host has copied it out.
+var fwdReq, fwdRes []byte
+
+// forward runs the operation that is the host function fn on in (which
+// lies in argBuf: it is copied into the request before anything else is
+// written there).
+func forward(fn string, in []byte) int64 {
+	req, err := appendForward(fwdReq[:0], fn, in)
+	if err != nil {
+		return result([]byte(err.Error()), true)
+	}
+	fwdReq = req
+	res, failed := hostCall(req, fwdRes)
+	if cap(res) > cap(fwdRes) {
+		fwdRes = res[:0]
+	}
+	return result(res, failed)
 }
 
 // argBytes returns the n bytes at ptr, which must lie inside argBuf: a
@@ -106,9 +131,9 @@ func venueResult(ptr unsafe.Pointer, size int32) int32
 func venueLog(level int32, ptr unsafe.Pointer, size int32)
 
 // hostCall sends the request to venue.call and fetches the pending result
-// with venue.result; failed reports a negative length, whose bytes are the
-// host's error message.
-func hostCall(req []byte) (res []byte, failed bool) {
+// with venue.result, into buf if it is large enough; failed reports a
+// negative length, whose bytes are the host's error message.
+func hostCall(req, buf []byte) (res []byte, failed bool) {
 	n := venueCall(unsafe.Pointer(unsafe.SliceData(req)), int32(len(req)))
 	if n < 0 {
 		n, failed = -n, true
@@ -119,7 +144,10 @@ func hostCall(req []byte) (res []byte, failed bool) {
 	if n == 0 {
 		return nil, failed
 	}
-	res = make([]byte, n)
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	res = buf[:n]
 	got := venueResult(unsafe.Pointer(unsafe.SliceData(res)), int32(n))
 	return res[:max(0, min(int(got), len(res)))], failed
 }

@@ -3,6 +3,7 @@ package guest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -35,7 +36,7 @@ func Call(fn string, args any, out any) error {
 	if err != nil {
 		return err
 	}
-	res, failed := hostCall(req)
+	res, failed := hostCall(req, nil)
 	if failed {
 		return &HostError{Fn: fn, Message: string(res)}
 	}
@@ -63,19 +64,28 @@ func Call(fn string, args any, out any) error {
 // a decode and an encode cost more than the call. input must be a JSON
 // object; fn is one of the host's function names.
 func Forward(fn string, input json.RawMessage) (json.RawMessage, error) {
-	in := bytes.TrimSpace(input)
-	if len(in) < 2 || in[0] != '{' {
-		return nil, fmt.Errorf("input must be a JSON object")
+	req, err := appendForward(nil, fn, input)
+	if err != nil {
+		return nil, err
 	}
-	req := make([]byte, 0, len(fn)+len(in)+len(`{"fn":"","args":}`))
-	req = append(append(append(req, `{"fn":"`...), fn...), `","args":`...)
-	req = append(append(req, in...), '}')
-	res, failed := hostCall(req)
+	res, failed := hostCall(req, nil)
 	if failed {
 		return nil, &HostError{Fn: fn, Message: string(res)}
 	}
 	return res, nil
 }
+
+// appendForward appends to dst the request of Forward(fn, input).
+func appendForward(dst []byte, fn string, input []byte) ([]byte, error) {
+	in := bytes.TrimSpace(input)
+	if len(in) < 2 || in[0] != '{' {
+		return nil, errNotObject
+	}
+	dst = append(append(append(dst, `{"fn":"`...), fn...), `","args":`...)
+	return append(append(dst, in...), '}'), nil
+}
+
+var errNotObject = errors.New("input must be a JSON object")
 
 // request builds {"fn": fn, ...args}: fn first, so that it reads first in
 // any host log, then the members of args.

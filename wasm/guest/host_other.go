@@ -5,7 +5,7 @@ package guest
 // Outside wasip1 there is no venue host: Call fails and Log is silent, so
 // that guest code still compiles, vets and unit-tests natively.
 
-func hostCall([]byte) ([]byte, bool) {
+func hostCall(_, _ []byte) ([]byte, bool) {
 	return []byte("venue host calls need a wasm host (GOOS=wasip1)"), true
 }
 

@@ -19,10 +19,31 @@ var handlers = map[string]Handler{}
 // the catalog gives it ("core:read"). It is meant for init functions;
 // registering a name twice is a build mistake and panics.
 func Register(name string, fn Handler) {
-	if _, dup := handlers[name]; dup {
+	mustBeNew(name)
+	handlers[name] = fn
+}
+
+// forwards maps the operations registered with RegisterForward to their
+// host functions; filled and read as handlers is.
+var forwards = map[string]string{}
+
+// RegisterForward makes the operation whose adapter is name the host
+// function fn, with the operation's input as its arguments: what a handler
+// returning Forward(fn, input) does, without the handler. Such an operation
+// is a single host call, and the guest then reuses its buffers from call to
+// call and allocates nothing, where a handler's allocations and their
+// collection would cost it more than the call.
+func RegisterForward(name, fn string) {
+	mustBeNew(name)
+	forwards[name] = fn
+}
+
+// mustBeNew panics if name is registered already: a build mistake.
+func mustBeNew(name string) {
+	_, dup := handlers[name]
+	if _, fwd := forwards[name]; dup || fwd {
 		panic("guest: operation " + name + " registered twice")
 	}
-	handlers[name] = fn
 }
 
 // Errorf returns an error whose text, formatted as fmt.Errorf does, becomes

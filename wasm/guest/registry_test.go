@@ -35,12 +35,44 @@ func TestRun(t *testing.T) {
 }
 
 func TestRegister_Twice(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("registering t:echo twice did not panic")
-		}
-	}()
-	Register("t:echo", nil)
+	RegisterForward("t:read", "lattice.read")
+	for _, tc := range []struct {
+		name     string
+		register func()
+	}{
+		{"handler twice", func() { Register("t:echo", nil) }},
+		{"forward twice", func() { RegisterForward("t:read", "lattice.read") }},
+		{"forward over a handler", func() { RegisterForward("t:echo", "lattice.read") }},
+		{"handler over a forward", func() { Register("t:read", nil) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("registering a name twice did not panic")
+				}
+			}()
+			tc.register()
+		})
+	}
+}
+
+func TestAppendForward(t *testing.T) {
+	for _, tc := range []struct{ name, in, want, wantErr string }{
+		{"object", `{"path":"w/a"}`, `{"fn":"lattice.read","args":{"path":"w/a"}}`, ""},
+		{"spaces around", " \n{}\t", `{"fn":"lattice.read","args":{}}`, ""},
+		{"array", `[1]`, "", "input must be a JSON object"},
+		{"empty", ``, "", "input must be a JSON object"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := appendForward([]byte("kept"), "lattice.read", []byte(tc.in))
+			if errText(err) != tc.wantErr {
+				t.Fatalf("appendForward(%q) error = %v, want %q", tc.in, err, tc.wantErr)
+			}
+			if err == nil && string(got) != "kept"+tc.want {
+				t.Fatalf("appendForward(%q) = %s, want kept%s", tc.in, got, tc.want)
+			}
+		})
+	}
 }
 
 func TestRequest(t *testing.T) {
