@@ -58,7 +58,10 @@ func quickLattice(b []byte) (latticeArgs, bool) {
 			field = 4
 			start := c.Pos()
 			ok = c.Value()
-			a.Value = json.RawMessage(b[start:c.Pos()])
+			// A copy, as encoding/json makes: b may be a view of the
+			// guest's memory, which the guest can rewrite once the call
+			// returns.
+			a.Value = append(json.RawMessage(nil), b[start:c.Pos()]...)
 		case "from":
 			field = 5
 			a.From, ok = c.PlainString()

@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -69,5 +70,19 @@ func sameAsDecode(t *testing.T, b []byte, quick latticeArgs) {
 	}
 	if !reflect.DeepEqual(quick, slow) {
 		t.Fatalf("for %q the quick path gives %#v, encoding/json %#v", b, quick, slow)
+	}
+}
+
+// The arguments come from a view of the guest's memory: the value must not
+// change when the guest rewrites it after the call.
+func TestQuickLattice_CopiesValue(t *testing.T) {
+	b := []byte(`{"path":"w/a","value":{"x":1}}`)
+	got, ok := quickLattice(b)
+	if !ok {
+		t.Fatal("quickLattice declined a plain write")
+	}
+	copy(b, bytes.Repeat([]byte("!"), len(b)))
+	if string(got.Value) != `{"x":1}` {
+		t.Fatalf("value = %s after the buffer changed, want {\"x\":1}", got.Value)
 	}
 }
