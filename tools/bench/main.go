@@ -131,7 +131,7 @@ func run(ctx context.Context, o options) error {
 			results = append(results, m)
 		}
 	}
-	report(results, got)
+	report(results, got, rounds)
 	return nil
 }
 
