@@ -22,6 +22,10 @@
 // and Log reach the host through them. A handler's output is marshalled to
 // JSON; its error's text becomes the job's error as is.
 //
+// An operation that is one host function applied to its input needs no
+// handler: RegisterForward("core:read", "lattice.read") makes it that call,
+// and the guest then allocates nothing per call.
+//
 // Everything except the ABI glue compiles on every GOOS, so that programs
 // importing it can be vetted and their pure logic tested natively; there
 // Call and Log have no host and fail (Call) or do nothing (Log).
