@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"net/url"
 	"strings"
+	"unicode"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -41,8 +42,27 @@ func NormalizeURL(raw string) (string, error) {
 		u.Path = "/mcp"
 	}
 	u.Fragment, u.RawFragment = "", ""
+	// url.Parse keeps a query as written, spaces and all; encoded like the
+	// path's, they survive being trimmed when the URL is normalised again.
+	u.RawQuery = escapeSpaces(u.RawQuery)
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	return u.String(), nil
+}
+
+// escapeSpaces percent-encodes the white space in s.
+func escapeSpaces(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsSpace) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			b.WriteString(url.PathEscape(string(r)))
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func clip(s string) string {

@@ -16,6 +16,7 @@ func TestNormalizeURL(t *testing.T) {
 		{"lone trailing slash is the root", "https://example.com/", "https://example.com/", ""},
 		{"port and query kept", "http://127.0.0.1:9000/hook?x=1", "http://127.0.0.1:9000/hook?x=1", ""},
 		{"fragment dropped", "https://example.com/mcp#frag", "https://example.com/mcp", ""},
+		{"spaces in the query encoded", "0? a\u00a0b #", "https://0/mcp?%20a%C2%A0b%20", ""},
 		{"host lowercased", "https://MCP.Example.com", "https://mcp.example.com/mcp", ""},
 		{"empty", " ", "", venue.EINVALID},
 		{"ftp refused", "ftp://example.com/mcp", "", venue.EINVALID},
@@ -38,7 +39,7 @@ func TestNormalizeURL(t *testing.T) {
 // FuzzNormalizeURL checks that whatever comes in, a URL that is accepted is
 // http(s) with a host and a path, and normalising it again changes nothing.
 func FuzzNormalizeURL(f *testing.F) {
-	for _, s := range []string{"example.com", "https://a.b/", "http://127.0.0.1:1/x?y#z", "https://u@h/", "%", "http://[::1]/mcp"} {
+	for _, s := range []string{"example.com", "https://a.b/", "http://127.0.0.1:1/x?y#z", "https://u@h/", "%", "http://[::1]/mcp", "0? #"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
