@@ -140,14 +140,9 @@ func intBound(lit json.RawMessage, ceil bool) (int64, bool) {
 // in them, so two keys unlike here may be one there.
 func (f *flatSchema) valid(input []byte) bool {
 	c := jsonscan.New(input)
-	empty, ok := c.Open('{', '}')
-	if !ok {
-		return false
-	}
 	var seen []string // few keys: a slice beats a map
-	for more := !empty; more; {
-		key, ok := c.Key()
-		if !ok || slices.Contains(seen, key) {
+	ok := c.Object(func(key string) bool {
+		if slices.Contains(seen, key) {
 			return false // a repeated key: which one counts is the validator's business
 		}
 		seen = append(seen, key)
@@ -156,14 +151,9 @@ func (f *flatSchema) valid(input []byte) bool {
 			return false
 		}
 		p, known := f.props[key]
-		if (!known && f.closed) || (known && !p.admits(input[start:c.Pos()])) {
-			return false
-		}
-		if more, ok = c.Next('}'); !ok {
-			return false
-		}
-	}
-	if !c.AtEnd() {
+		return (known || !f.closed) && (!known || p.admits(input[start:c.Pos()]))
+	})
+	if !ok {
 		return false
 	}
 	for _, r := range f.required {

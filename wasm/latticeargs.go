@@ -27,20 +27,11 @@ type latticeArgs struct {
 // plain integer), which args.decode then decodes or words.
 // FuzzQuickLattice holds the two to the same answers.
 func quickLattice(b []byte) (latticeArgs, bool) {
-	var a latticeArgs
 	c := jsonscan.New(b)
-	c.Space()
-	empty, ok := c.Open('{', '}')
-	if !ok {
-		return a, false
-	}
+	var a latticeArgs
 	var seen [8]bool
-	for more := !empty; more; {
-		key, ok := c.Key()
-		if !ok {
-			return a, false
-		}
-		field := -1
+	ok := c.Object(func(key string) bool {
+		field, ok := -1, false
 		switch key {
 		case "path":
 			field = 0
@@ -73,15 +64,12 @@ func quickLattice(b []byte) (latticeArgs, bool) {
 			_, ok = c.PlainString()
 		}
 		if field < 0 || !ok || seen[field] {
-			return a, false
+			return false
 		}
 		seen[field] = true
-		if more, ok = c.Next('}'); !ok {
-			return a, false
-		}
-	}
-	c.Space()
-	return a, c.AtEnd()
+		return true
+	})
+	return a, ok
 }
 
 // plainInt reads a number of digits with an optional minus sign that fits

@@ -17,19 +17,10 @@ import (
 // the same answers.
 func quickInvoke(b []byte) (invocation, bool) {
 	c := jsonscan.New(b)
-	c.Space()
-	empty, ok := c.Open('{', '}')
-	if !ok || empty { // an empty body misses operation: the slow path says so
-		return invocation{}, false
-	}
 	var inv invocation
 	var seen [5]bool
-	for more := true; more; {
-		key, ok := c.Key()
-		if !ok {
-			return invocation{}, false
-		}
-		field := -1
+	ok := c.Object(func(key string) bool {
+		field, ok := -1, false
 		switch key {
 		case "operation":
 			field = 0
@@ -51,15 +42,12 @@ func quickInvoke(b []byte) (invocation, bool) {
 			_, ok = c.Bool()
 		}
 		if field < 0 || !ok || seen[field] {
-			return invocation{}, false
+			return false
 		}
 		seen[field] = true
-		if more, ok = c.Next('}'); !ok {
-			return invocation{}, false
-		}
-	}
-	c.Space()
-	if !c.AtEnd() || !seen[0] {
+		return true
+	})
+	if !ok || !seen[0] { // an empty body misses operation: the slow path says so
 		return invocation{}, false
 	}
 	return inv, true

@@ -143,6 +143,29 @@ func (c *Cursor) Open(opening, closing byte) (empty, ok bool) {
 	return c.Eat(closing), true
 }
 
+// Object reads a whole text that is one object, with optional whitespace
+// around it, calling member for each member once its key (a plain string,
+// see Key) and colon are read; member must read the value. It reports
+// false if member does, or if the text is anything else.
+func (c *Cursor) Object(member func(key string) bool) bool {
+	c.Space()
+	empty, ok := c.Open('{', '}')
+	if !ok {
+		return false
+	}
+	for more := !empty; more; {
+		key, ok := c.Key()
+		if !ok || !member(key) {
+			return false
+		}
+		if more, ok = c.Next('}'); !ok {
+			return false
+		}
+	}
+	c.Space()
+	return c.AtEnd()
+}
+
 func (c *Cursor) object(depth int) bool {
 	empty, _ := c.Open('{', '}')
 	for more := !empty; more; {

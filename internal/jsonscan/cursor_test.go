@@ -54,6 +54,35 @@ func TestCursor_PlainString(t *testing.T) {
 	}
 }
 
+func TestCursor_Object(t *testing.T) {
+	for _, tc := range []struct {
+		name, in string
+		keys     string // the keys member saw, joined by commas
+		ok       bool
+	}{
+		{"members", ` { "a" : 1 , "b":[2] } `, "a,b", true},
+		{"empty", `{}`, "", true},
+		{"member refuses", `{"a":1,"stop":2,"c":3}`, "a,stop", false},
+		{"a key with an escape", `{"a\/b":1}`, "", false},
+		{"text after it", `{"a":1} {}`, "a", false},
+		{"a trailing comma", `{"a":1,}`, "a", false},
+		{"not an object", `[1]`, "", false},
+		{"unclosed", `{"a":1`, "a", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New([]byte(tc.in))
+			var keys []string
+			ok := c.Object(func(key string) bool {
+				keys = append(keys, key)
+				return key != "stop" && c.Value()
+			})
+			if ok != tc.ok || strings.Join(keys, ",") != tc.keys {
+				t.Fatalf("Object = %v after keys %q, want %v after %q", ok, keys, tc.ok, tc.keys)
+			}
+		})
+	}
+}
+
 // FuzzValue holds Value to encoding/json: what it reads is one valid JSON
 // value, and a plain string decodes to what PlainString returns.
 func FuzzValue(f *testing.F) {
