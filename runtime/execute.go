@@ -18,6 +18,11 @@ func (e *Engine) start(j *job) {
 	j.mu.Lock()
 	run := j.run
 	j.mu.Unlock()
+	e.launch(j, run)
+}
+
+// launch runs execution run of j on a reused worker goroutine.
+func (e *Engine) launch(j *job, run int) {
 	e.workers.run(func() { e.execute(j, run) })
 }
 

@@ -158,8 +158,7 @@ func (e *Engine) retarget(j *job, s venue.JobStatus, stop error) {
 	}
 	j.run++
 	if s == venue.StatusStarted {
-		run := j.run
-		e.workers.run(func() { e.execute(j, run) })
+		e.launch(j, j.run)
 	}
 }
 
@@ -208,8 +207,7 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 		return
 	}
 	j.op = op
-	run := j.run
-	e.workers.run(func() { e.execute(j, run) })
+	e.launch(j, j.run)
 }
 
 func doneTicket() *ticket {
