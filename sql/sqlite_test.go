@@ -100,12 +100,20 @@ func TestSQLite_Pragmas(t *testing.T) {
 		name     string
 		dsn      string
 		wantSync int
+		wantShm  bool // the WAL index is a file other processes can map
 	}{
-		{"durable file syncs every commit", filepath.Join(t.TempDir(), "venue.db"), 2},
-		{"temp store does not sync", "", 0},
+		{"durable file syncs every commit", filepath.Join(t.TempDir(), "venue.db"), 2, true},
+		{"temp store does not sync and keeps its WAL index in memory", "", 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := mustOpen(t, tc.dsn, Options{})
+			path := tc.dsn
+			if path == "" {
+				path = filepath.Join(s.tmpDir, "venue.db")
+			}
+			if _, err := os.Stat(path + "-shm"); (err == nil) != tc.wantShm {
+				t.Errorf("stat %s-shm: %v; want a file: %v", path, err, tc.wantShm)
+			}
 			for pool, db := range map[string]interface {
 				GetContext(context.Context, any, string, ...any) error
 			}{"writer": s.w, "reader": s.r} {
