@@ -153,6 +153,7 @@ func (m *Main) doors() http.Handler {
 		// off unless configured, and mounted beside the API, not inside it.
 		mux.HandleFunc("/debug/pprof/", pprof.Index)
 		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	mux.Handle("/", m.rest)
 	m.mountMCP(mux)
