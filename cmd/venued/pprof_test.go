@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -24,15 +23,10 @@ func TestPprof(t *testing.T) {
 		{"on: trace", true, "/debug/pprof/trace?seconds=0.05", http.StatusOK, "go 1."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := MustRunMain(t, "", func(c *Config) { c.Pprof = tc.on })
-			resp, err := http.Get("http://" + m.Addr + tc.path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			b, _ := io.ReadAll(resp.Body)
-			if resp.StatusCode != tc.status || !strings.HasPrefix(string(b), tc.prefix) {
-				t.Fatalf("GET %s = %d %.40q, want %d %q...", tc.path, resp.StatusCode, b, tc.status, tc.prefix)
+			c := newClient(MustRunMain(t, "", func(c *Config) { c.Pprof = tc.on }))
+			r := c.do(t, "GET", tc.path, nil)
+			if r.status != tc.status || !strings.HasPrefix(string(r.body), tc.prefix) {
+				t.Fatalf("GET %s = %d %.40q, want %d %q...", tc.path, r.status, r.body, tc.status, tc.prefix)
 			}
 		})
 	}
