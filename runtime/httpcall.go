@@ -229,8 +229,39 @@ func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPReques
 		}
 		h.Set(header, v)
 		names = append(names, header)
+		for _, part := range credentialParts(v) {
+			env.j.mask.add(part)
+		}
 	}
 	return names, nil
+}
+
+// credentialParts lists the pieces of a whole-header credential a server
+// may quote on their own (an API's error message naming the key it
+// refused): what follows an auth scheme, for Basic the decoded user:pass
+// and the password, and the value of each name=value pair. The masker
+// ignores pieces too short to mask.
+func credentialParts(v string) []string {
+	var parts []string
+	rest := v
+	if scheme, after, ok := strings.Cut(v, " "); ok {
+		rest = strings.TrimSpace(after)
+		parts = append(parts, rest)
+		if strings.EqualFold(scheme, "Basic") {
+			if dec, err := base64.StdEncoding.DecodeString(rest); err == nil {
+				parts = append(parts, string(dec))
+				if _, pass, ok := strings.Cut(string(dec), ":"); ok {
+					parts = append(parts, pass)
+				}
+			}
+		}
+	}
+	for _, kv := range strings.FieldsFunc(rest, func(r rune) bool { return r == ',' || r == ' ' || r == ';' }) {
+		if _, val, ok := strings.Cut(kv, "="); ok {
+			parts = append(parts, strings.Trim(val, `"`))
+		}
+	}
+	return parts
 }
 
 // credential resolves the secret reference given in field. The error

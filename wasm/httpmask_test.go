@@ -173,3 +173,42 @@ func noSecret(t *testing.T, what, text string) {
 		t.Errorf("%s holds the secret: …%s…", what, text[max(i-60, 0):min(i+60, len(text))])
 	}
 }
+
+// TestHost_HTTPCompositeCredentialsAreMasked stores whole-header
+// credentials in the shapes the spec documents (a Basic pair, a
+// name=value token) and has the server quote only their secret parts, as
+// an API's error message may: none of those parts may reach the guest.
+func TestHost_HTTPCompositeCredentialsAreMasked(t *testing.T) {
+	const key = secretMarker + "_live_KEY0123"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, cred, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		dec, _ := base64.StdEncoding.DecodeString(cred)
+		_, token, _ := strings.Cut(r.Header.Get("X-Api-Key"), "token=")
+		w.WriteHeader(http.StatusUnauthorized)
+		json.NewEncoder(w).Encode(map[string]string{"credential": cred, "decoded": string(dec), "token": token})
+	}))
+	t.Cleanup(srv.Close)
+	h := mustHarness(t, Config{}, runtime.Config{Outbound: outbound.Policy{AllowHosts: []string{"127.0.0.1"}}}, "goreactor")
+	if err := h.PutSecret(h.alice, "BASIC", "Basic "+base64.StdEncoding.EncodeToString([]byte("alice:"+key))); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.PutSecret(h.alice, "TOKEN", `Token token="`+key+`"`); err != nil {
+		t.Fatal(err)
+	}
+	reqs := []map[string]any{{"fn": "http.request", "url": srv.URL + "/x",
+		"secretHeaders": map[string]string{"Authorization": "s/BASIC", "X-Api-Key": "s/TOKEN"}}}
+	in, _ := json.Marshal(map[string]any{"do": "hosthex", "reqs": reqs})
+	j := h.run(t, h.alice, "v/test/wasm/goreactor", string(in))
+	var out struct{ Hex string }
+	if err := json.Unmarshal(j.Output, &out); err != nil {
+		t.Fatalf("status %s, error %q, output %s", j.Status, j.Error, j.Output)
+	}
+	raw, _ := hex.DecodeString(out.Hex)
+	if !strings.Contains(string(raw), "401") {
+		t.Fatalf("the request did not reach the server: %s", raw)
+	}
+	noSecret(t, "the guest's answers", string(raw))
+	if b64 := base64.StdEncoding.EncodeToString([]byte("alice:" + key)); strings.Contains(string(raw), b64) {
+		t.Errorf("the guest got the Basic credential: %s", raw)
+	}
+}

@@ -61,24 +61,27 @@ func (c *Client) Do(req *http.Request, secret []string) (*http.Response, error) 
 	if err := c.CheckURL(req.Context(), req.URL); err != nil {
 		return nil, err
 	}
-	req = req.WithContext(context.WithValue(req.Context(), secretHeadersKey{}, secretHeaders{host: req.URL.Host, names: secret}))
+	req = req.WithContext(context.WithValue(req.Context(), secretHeadersKey{}, secretHeaders{scheme: req.URL.Scheme, host: req.URL.Host, names: secret}))
 	resp, err := c.http.Do(req)
 	if err != nil {
 		return nil, describe(err, req.URL)
 	}
-	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse}
+	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse, url: req.URL}
 	return resp, nil
 }
 
 // resolve returns the addresses of host a request may dial, refusing
 // blocked hosts and internal addresses unless the host is allowed.
 func (c *Client) resolve(ctx context.Context, host, hostport string) ([]netip.Addr, error) {
-	if c.policy.blocked(host, hostport) {
+	if c.policy.blocked(host, hostport, nil) {
 		return nil, venue.Errorf(venue.EFORBIDDEN, "Host is blocked: %s", host)
 	}
 	addrs, err := c.resolver.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
 		return nil, venue.Errorf(venue.EINVALID, "Cannot resolve host: %s", host)
+	}
+	if c.policy.blocked(host, hostport, addrs) {
+		return nil, venue.Errorf(venue.EFORBIDDEN, "Host is blocked: %s", host)
 	}
 	if c.policy.allowed(host, hostport) {
 		return addrs, nil
@@ -117,14 +120,37 @@ func (c *Client) dialContext(d *net.Dialer) func(ctx context.Context, network, a
 
 type secretHeadersKey struct{}
 
+// secretHeaders is the origin the credentials were attached for and the
+// headers that hold them.
 type secretHeaders struct {
-	host  string
-	names []string
+	scheme, host string
+	names        []string
 }
 
-// checkRedirect bounds redirects, re-checks each target's scheme, and drops
-// the credential headers when a redirect leaves the original host (net/http
-// drops Authorization itself, but not custom API-key headers).
+// keeps reports whether the credentials may still go to target, reached
+// through the hops in via: only while every hop stays on the original host
+// and never falls from https to http. A detour through another host drops
+// them for good (net/http copies the first request's headers onto every
+// hop, so the host of this hop alone cannot tell).
+func (sh secretHeaders) keeps(target *url.URL, via []*http.Request) bool {
+	same := func(u *url.URL) bool {
+		return strings.EqualFold(u.Host, sh.host) && !(sh.scheme == "https" && u.Scheme != "https")
+	}
+	if !same(target) {
+		return false
+	}
+	for _, r := range via {
+		if !same(r.URL) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkRedirect bounds redirects, re-checks each target's scheme, never
+// sends a Referer (net/http would send the previous URL, whose path or
+// query may hold a filled-in secret, to wherever the redirect points), and
+// drops the credential headers unless the credentials may follow (keeps).
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > max(c.policy.MaxRedirects, 0) {
 		return venue.Errorf(venue.EINVALID, "Stopped after %d redirects", len(via)-1)
@@ -132,7 +158,8 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return venue.Errorf(venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: %s", req.URL.Scheme)
 	}
-	if sh, ok := req.Context().Value(secretHeadersKey{}).(secretHeaders); ok && !strings.EqualFold(req.URL.Host, sh.host) {
+	req.Header.Del("Referer")
+	if sh, ok := req.Context().Value(secretHeadersKey{}).(secretHeaders); ok && !sh.keeps(req.URL, via) {
 		for _, h := range sh.names {
 			req.Header.Del(h)
 		}
@@ -182,10 +209,12 @@ func redactURL(u *url.URL) string {
 }
 
 // limitedBody fails a read past the response size cap rather than
-// silently truncating.
+// silently truncating, and words a failed read as describe does (a body
+// cut off by the timeout is a timeout).
 type limitedBody struct {
 	r    io.ReadCloser
 	left int64
+	url  *url.URL
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
@@ -199,6 +228,9 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	b.left -= int64(n)
 	if b.left < 0 {
 		return n, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+	}
+	if err != nil && err != io.EOF {
+		err = describe(err, b.url)
 	}
 	return n, err
 }

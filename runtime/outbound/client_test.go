@@ -23,7 +23,11 @@ func TestInternal(t *testing.T) {
 		{"172.31.255.255", true}, {"192.168.1.1", true}, {"169.254.169.254", true}, {"fe80::1", true},
 		{"fc00::1", true}, {"fd00:ec2::254", true}, {"100.64.0.1", true}, {"0.0.0.0", true}, {"::", true},
 		{"224.0.0.1", true}, {"255.255.255.255", true}, {"::ffff:127.0.0.1", true}, {"::ffff:10.0.0.1", true},
+		{"0.1.2.3", true}, {"192.0.0.8", true}, {"198.18.0.1", true}, {"240.0.0.1", true}, {"fec0::1", true},
+		{"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::a00:1", true}, {"64:ff9b:1::7f00:1", true}, {"2002:7f00:1::1", true},
+		{"2002:a9fe:a9fe::1", true}, {"::7f00:1", true}, {"2001::1", true},
 		{"8.8.8.8", false}, {"172.32.0.1", false}, {"100.128.0.1", false}, {"2606:4700::1111", false},
+		{"64:ff9b::808:808", false}, {"2002:808:808::1", false},
 	} {
 		t.Run(tc.addr, func(t *testing.T) {
 			if got := internal(netip.MustParseAddr(tc.addr)); got != tc.internal {
@@ -34,12 +38,18 @@ func TestInternal(t *testing.T) {
 }
 
 func TestCheckURL(t *testing.T) {
-	c := New(Policy{AllowHosts: []string{"localhost:9999"}, BlockHosts: []string{"blocked.example"}})
+	c := New(Policy{AllowHosts: []string{"localhost:9999"}, BlockHosts: []string{"blocked.example", "8.8.8.0/24", "1.1.1.1", "[2606:4700::1111]"}})
 	for _, tc := range []struct{ name, url, code, want string }{
 		{"file scheme", "file:///etc/passwd", venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: file"},
 		{"gopher scheme", "gopher://x/", venue.EINVALID, "got: gopher"},
 		{"no host", "http:///path", venue.EINVALID, "URL has no host"},
 		{"blocked host", "https://blocked.example/", venue.EFORBIDDEN, "Host is blocked: blocked.example"},
+		{"blocked host in other case with a final dot", "https://BLOCKED.example./", venue.EFORBIDDEN, "Host is blocked"},
+		{"blocked prefix, mapped", "http://[::ffff:8.8.8.8]/", venue.EFORBIDDEN, "Host is blocked"},
+		{"blocked prefix, in hex", "http://[::ffff:808:804]/", venue.EFORBIDDEN, "Host is blocked"},
+		{"blocked address", "http://1.1.1.1:8080/", venue.EFORBIDDEN, "Host is blocked"},
+		{"blocked IPv6 address", "http://[2606:4700::1111]/", venue.EFORBIDDEN, "Host is blocked"},
+		{"NAT64 of the metadata address", "http://[64:ff9b::a9fe:a9fe]/", venue.EFORBIDDEN, "private/internal"},
 		{"loopback by address", "http://127.0.0.1:8080/", venue.EFORBIDDEN, "private/internal address: 127.0.0.1"},
 		{"loopback by name", "http://localhost/", venue.EFORBIDDEN, "private/internal address: localhost"},
 		{"cloud metadata", "http://169.254.169.254/latest/meta-data/", venue.EFORBIDDEN, "private/internal"},
@@ -126,5 +136,88 @@ func TestDo_LimitsResponseAndTime(t *testing.T) {
 	req, _ = http.NewRequest("GET", "http://"+slow+"/", nil)
 	if _, err := c.Do(req, nil); venue.ErrorCode(err) != venue.ETIMEOUT {
 		t.Fatalf("slow server: %v", err)
+	}
+}
+
+// TestDo_RedirectsNeverCarrySecretsAway checks the ways a redirect could
+// take a credential somewhere it was not meant for: the previous URL as a
+// Referer, a detour through another host back to the first, and a fall
+// from https to http on the same host.
+func TestDo_RedirectsNeverCarrySecretsAway(t *testing.T) {
+	type seen struct{ referer, key, auth string }
+	var got []seen
+	record := func(r *http.Request) {
+		got = append(got, seen{r.Header.Get("Referer"), r.Header.Get("X-Key"), r.Header.Get("Authorization")})
+	}
+	var a, b string
+	_, b = server(t, func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		if r.URL.Path == "/bounce" {
+			http.Redirect(w, r, "http://"+a+"/admin", http.StatusTemporaryRedirect)
+		}
+	})
+	_, a = server(t, func(w http.ResponseWriter, r *http.Request) {
+		record(r)
+		if to := r.URL.Query().Get("to"); to != "" {
+			http.Redirect(w, r, to, http.StatusFound)
+		}
+	})
+	c := New(Policy{AllowHosts: []string{a, b}})
+	send := func(t *testing.T, u string) {
+		t.Helper()
+		got = nil
+		req, _ := http.NewRequest("GET", u, nil)
+		req.Header.Set("X-Key", "key-value")
+		req.Header.Set("Authorization", "Bearer token")
+		resp, err := c.Do(req, []string{"X-Key", "Authorization"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+
+	t.Run("no Referer, credentials kept on the same host", func(t *testing.T) {
+		send(t, "http://"+a+"/v1/key-value/items?to=/landed")
+		if len(got) != 2 || got[1] != (seen{"", "key-value", "Bearer token"}) {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("a detour through another host drops them for good", func(t *testing.T) {
+		send(t, "http://"+a+"/?to=http://"+b+"/bounce")
+		if len(got) != 3 || got[1] != (seen{}) || got[2] != (seen{}) {
+			t.Fatalf("%+v", got)
+		}
+	})
+	t.Run("https to http on the same host drops them", func(t *testing.T) {
+		sh := secretHeaders{scheme: "https", host: a}
+		down, _ := url.Parse("http://" + a + "/plain")
+		if sh.keeps(down, nil) {
+			t.Fatal("kept credentials on a fall from https to http")
+		}
+		up := secretHeaders{scheme: "http", host: a}
+		secure, _ := url.Parse("https://" + a + "/")
+		if !up.keeps(secure, nil) {
+			t.Fatal("dropped credentials on a rise from http to https on the same host")
+		}
+	})
+}
+
+// TestDo_BodyTimeoutIsATimeout checks a body cut off by the timeout fails
+// as a timeout, not as an internal error.
+func TestDo_BodyTimeoutIsATimeout(t *testing.T) {
+	_, drip := server(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("first"))
+		w.(http.Flusher).Flush()
+		time.Sleep(500 * time.Millisecond)
+	})
+	c := New(Policy{AllowHosts: []string{drip}, Timeout: 150 * time.Millisecond})
+	req, _ := http.NewRequest("GET", "http://"+drip+"/", nil)
+	resp, err := c.Do(req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETIMEOUT {
+		t.Fatalf("reading a body cut off by the timeout: %v", err)
 	}
 }

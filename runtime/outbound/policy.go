@@ -1,6 +1,7 @@
 package outbound
 
 import (
+	"net"
 	"net/netip"
 	"slices"
 	"strings"
@@ -31,29 +32,99 @@ func (p *Policy) setDefaults() {
 
 // allowed reports whether host (and host:port) is on the allow list.
 func (p *Policy) allowed(host, hostport string) bool {
-	return listed(p.AllowHosts, host, hostport)
+	return slices.ContainsFunc(p.AllowHosts, func(h string) bool { return nameMatches(h, host, hostport) })
 }
 
-func (p *Policy) blocked(host, hostport string) bool {
-	return listed(p.BlockHosts, host, hostport)
-}
-
-func listed(list []string, host, hostport string) bool {
-	return slices.ContainsFunc(list, func(h string) bool {
-		return strings.EqualFold(h, host) || strings.EqualFold(h, hostport)
+// blocked reports whether host, or one of the addresses it resolved to, is
+// on the block list. An entry is a host name (in any case, with or without
+// a final dot), host:port, an address or a prefix such as 203.0.113.0/24:
+// an address or prefix matches whatever name resolves into it, and an
+// IPv4 one also its IPv4-mapped IPv6 form.
+func (p *Policy) blocked(host, hostport string, addrs []netip.Addr) bool {
+	return slices.ContainsFunc(p.BlockHosts, func(h string) bool {
+		if nameMatches(h, host, hostport) {
+			return true
+		}
+		pfx, ok := parsePrefix(h)
+		return ok && slices.ContainsFunc(addrs, func(a netip.Addr) bool { return pfx.Contains(a.Unmap()) })
 	})
 }
 
-// cgnat is the shared address space of RFC 6598, private in all but name.
-var cgnat = netip.MustParsePrefix("100.64.0.0/10")
+// nameMatches compares a list entry with a host or host:port, as DNS
+// does: without regard to case or to a final dot.
+func nameMatches(entry, host, hostport string) bool {
+	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(s, ".")) }
+	e := norm(entry)
+	if e == norm(host) {
+		return true
+	}
+	if h, port, err := net.SplitHostPort(hostport); err == nil {
+		return e == norm(h)+":"+port
+	}
+	return false
+}
+
+// parsePrefix reads a list entry that is an address or a prefix.
+func parsePrefix(s string) (netip.Prefix, bool) {
+	s = strings.Trim(s, "[]")
+	if pfx, err := netip.ParsePrefix(s); err == nil {
+		return pfx.Masked(), true
+	}
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), true
+	}
+	return netip.Prefix{}, false
+}
+
+// reserved are ranges no request from the venue has reason to reach
+// beyond those netip names: "this network" (0/8), carrier-grade NAT (RFC
+// 6598, private in all but name), IETF protocol assignments, benchmarking,
+// the reserved class E, deprecated IPv6 site-local, and Teredo, whose
+// addresses hide an IPv4 server and client.
+var reserved = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("fec0::/10"),
+	netip.MustParsePrefix("2001::/32"),
+}
+
+// embedding are IPv6 ranges that carry an IPv4 address a gateway may
+// forward to: NAT64 (well-known and local-use prefixes) and IPv4-compatible
+// addresses in their last four bytes, 6to4 in bytes 2 to 5.
+var embedding = []struct {
+	pfx netip.Prefix
+	at  int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
 
 // internal reports whether ip is an address a request from the venue must
 // not reach unless its host is allowed: loopback, private (including IPv6
 // unique-local, where cloud metadata services also live), link-local (where
-// 169.254.169.254 is), carrier-grade NAT, multicast or unspecified.
+// 169.254.169.254 is), multicast, unspecified, reserved, or an IPv6 address
+// embedding an IPv4 address that is one of these.
 func internal(ip netip.Addr) bool {
 	ip = ip.Unmap()
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() || cgnat.Contains(ip) ||
-		ip == netip.AddrFrom4([4]byte{255, 255, 255, 255})
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified() ||
+		ip == netip.AddrFrom4([4]byte{255, 255, 255, 255}) {
+		return true
+	}
+	if slices.ContainsFunc(reserved, func(p netip.Prefix) bool { return p.Contains(ip) }) {
+		return true
+	}
+	for _, e := range embedding {
+		if e.pfx.Contains(ip) {
+			b := ip.As16()
+			return internal(netip.AddrFrom4([4]byte(b[e.at : e.at+4])))
+		}
+	}
+	return false
 }
