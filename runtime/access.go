@@ -64,7 +64,10 @@ func (e *Engine) allowed(c venue.Caller, with, can string) bool {
 	case owner == e.id.DID && slices.Contains(e.cfg.Access.Admins, c.DID):
 		return true
 	}
-	return venue.Holds(c.Grants(), with, can)
+	// A grant lasts as long as the UCAN that proved it, also for a job
+	// that began under it and is still running, or resumed, after that.
+	until, ok := c.GrantedUntil(with, can)
+	return ok && (until.IsZero() || e.now().Before(until))
 }
 
 // authorizeOwn is Authorize on the caller's own namespace ns (and below it,

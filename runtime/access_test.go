@@ -20,6 +20,10 @@ func TestEngine_Authorize(t *testing.T) {
 	alice := venue.Caller{DID: "did:key:alice"}
 	bob := venue.Caller{DID: "did:key:bob"}.WithGrants(venue.Capability{With: "did:key:alice/w/shared", Can: "crud/read"})
 	agent := venue.Caller{DID: "did:key:alice"}.Bounded([]venue.Capability{{With: "did:key:alice/w/scratch", Can: "crud"}})
+	shared := venue.Capability{With: "did:key:alice/w/shared", Can: "crud/read"}
+	lapsed := venue.Caller{DID: "did:key:bob"}.WithGrantsUntil(time.Now().Add(-time.Second), shared)
+	current := venue.Caller{DID: "did:key:bob"}.WithGrantsUntil(time.Now().Add(time.Hour), shared)
+	renewed := lapsed.WithGrantsUntil(time.Now().Add(time.Hour), shared)
 	anon := h.PublicCaller()
 	for _, tc := range []struct {
 		name      string
@@ -35,6 +39,9 @@ func TestEngine_Authorize(t *testing.T) {
 		{"granted path", bob, "did:key:alice/w/shared/doc", venue.AbilityRead, ""},
 		{"granted path, other ability", bob, "did:key:alice/w/shared/doc", venue.AbilityWrite, venue.EFORBIDDEN},
 		{"granted path, sibling", bob, "did:key:alice/w/shared2", venue.AbilityRead, venue.EFORBIDDEN},
+		{"grant whose proof has expired", lapsed, "did:key:alice/w/shared/doc", venue.AbilityRead, venue.EFORBIDDEN},
+		{"grant whose proof has not expired", current, "did:key:alice/w/shared/doc", venue.AbilityRead, ""},
+		{"expired grant beside a current one", renewed, "did:key:alice/w/shared/doc", venue.AbilityRead, ""},
 		{"venue-wide ability, not an admin", alice, venueDID, venue.AbilityMCPManage, venue.EFORBIDDEN},
 		{"venue-wide ability, admin", venue.Caller{DID: "did:key:admin"}, venueDID, venue.AbilityMCPManage, ""},
 		{"anonymous reads its namespace", anon, public + "/w/x", venue.AbilityRead, ""},

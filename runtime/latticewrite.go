@@ -34,7 +34,7 @@ func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) 
 // Delete removes the value at path from the caller's lattice and reports
 // whether there was one.
 func (e *Engine) Delete(ctx context.Context, path string) (bool, error) {
-	c, p, err := e.ordinary(ctx, path)
+	c, p, err := e.ordinaryFor(ctx, path, venue.AbilityDelete)
 	if err != nil {
 		return false, err
 	}
@@ -96,7 +96,13 @@ func (e *Engine) Copy(ctx context.Context, from, to string) error {
 // status and lease, and the tasks whose jobs it ends, so a record written
 // by hand could claim another user's data or skip agent:create's checks.
 func (e *Engine) ordinary(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
-	c, p, err := e.writable(ctx, path)
+	return e.ordinaryFor(ctx, path, venue.AbilityWrite)
+}
+
+// ordinaryFor is ordinary for ability can: deleting takes crud/delete,
+// which crud/write does not cover.
+func (e *Engine) ordinaryFor(ctx context.Context, path, can string) (venue.Caller, venue.Path, error) {
+	c, p, err := e.writableFor(ctx, path, can)
 	if err == nil && p.Namespace() == venue.NSAgents {
 		err = venue.Errorf(venue.EFORBIDDEN, "Agent state under g/ is changed by the agent operations only: use v/ops/agent/create, update, delete (and the others of v/ops/agent) instead of writing %s", p)
 	}
@@ -105,7 +111,11 @@ func (e *Engine) ordinary(ctx context.Context, path string) (venue.Caller, venue
 
 // writable checks that the caller may write path: its own w, o and g.
 func (e *Engine) writable(ctx context.Context, path string) (venue.Caller, venue.Path, error) {
-	c, p, err := e.callerFor(ctx, path, venue.AbilityWrite)
+	return e.writableFor(ctx, path, venue.AbilityWrite)
+}
+
+func (e *Engine) writableFor(ctx context.Context, path, can string) (venue.Caller, venue.Path, error) {
+	c, p, err := e.callerFor(ctx, path, can)
 	if err != nil {
 		return c, p, err
 	}

@@ -113,3 +113,29 @@ func TestEngine_List(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// TestEngine_DeleteTakesItsOwnAbility checks that deleting another owner's
+// value takes a grant of crud/delete (or crud), as writing takes
+// crud/write: a grant to write does not let its holder delete.
+func TestEngine_DeleteTakesItsOwnAbility(t *testing.T) {
+	h := mustEngine(t)
+	for _, tc := range []struct {
+		name, can string
+		code      string // of Delete; "" when it deletes
+	}{
+		{"write only", venue.AbilityWrite, venue.EFORBIDDEN},
+		{"delete", venue.AbilityDelete, ""},
+		{"all of crud", "crud", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := h.Write(h.alice, "w/shared/doc", json.RawMessage(`1`)); err != nil {
+				t.Fatal(err)
+			}
+			bob := venue.WithCaller(h.bob, venue.Caller{DID: "did:key:bob"}.WithGrants(venue.Capability{With: "did:key:alice/w/shared", Can: tc.can}))
+			_, err := h.Delete(bob, "did:key:alice/w/shared/doc")
+			if venue.ErrorCode(err) != tc.code {
+				t.Fatalf("delete with %s: %v, want %q", tc.can, err, tc.code)
+			}
+		})
+	}
+}

@@ -139,16 +139,34 @@ func maskFields(input json.RawMessage, fields []string) json.RawMessage {
 }
 
 // mentionsAny is a cheap pre-check: a field can only be present if its
-// name appears in the text as a quoted string. Names that need escaping
-// in JSON are treated as present.
+// name appears in the text as a quoted string, in any letter case (Go's
+// JSON decoding, which operations use, matches names so). Names that need
+// escaping in JSON, and any text holding an escape (which may spell a
+// name, as "secr\u0065t" does), are treated as present.
 func mentionsAny(b []byte, fields []string) bool {
+	if bytes.IndexByte(b, '\\') >= 0 {
+		return true
+	}
 	for _, f := range fields {
-		enc := venue.AppendString(nil, f)
-		if bytes.Contains(b, enc) || strings.ContainsAny(f, "\\\"<>&") {
+		if containsFold(b, venue.AppendString(nil, f)) || strings.ContainsAny(f, "\\\"<>&") {
 			return true
 		}
 	}
 	return false
+}
+
+// containsFold reports whether sub, a quoted name, is within b without
+// regard to case. Only a quote in b can begin it.
+func containsFold(b, sub []byte) bool {
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(b[i:], sub[0])
+		if j < 0 || i+j+len(sub) > len(b) {
+			return false
+		}
+		if i += j; bytes.EqualFold(b[i:i+len(sub)], sub) {
+			return true
+		}
+	}
 }
 
 func hideKeys(v any, fields []string) bool {
@@ -156,7 +174,7 @@ func hideKeys(v any, fields []string) bool {
 	switch v := v.(type) {
 	case map[string]any:
 		for k, val := range v {
-			if slices.Contains(fields, k) {
+			if slices.ContainsFunc(fields, func(f string) bool { return strings.EqualFold(f, k) }) {
 				v[k], changed = Hidden, true
 			} else if hideKeys(val, fields) {
 				changed = true

@@ -54,3 +54,26 @@ func TestMasker_ShortValues(t *testing.T) {
 		t.Errorf("text = %q", got)
 	}
 }
+
+// TestMaskFields checks that a secret-marked field is hidden at any depth
+// however its name is spelled in the JSON text, and that inputs without
+// one come back as they were.
+func TestMaskFields(t *testing.T) {
+	fields := []string{"secret", "token"}
+	for _, tc := range []struct{ name, in, want string }{
+		{"top level", `{"secret":"v1","a":1}`, `{"a":1,"secret":"HIDDEN"}`},
+		{"nested in an array", `[{"b":{"token":"v2"}}]`, `[{"b":{"token":"HIDDEN"}}]`},
+		{"name spelled with an escape", `{"secr\u0065t":"SUPERSECRET"}`, `{"secret":"HIDDEN"}`},
+		{"escaped solidus in another key", `{"a\/b":1,"t\u006fken":"x"}`, `{"a/b":1,"token":"HIDDEN"}`},
+		{"name in other letter case", `{"value":"decoy","SECRET":"REAL","Token":"t"}`, `{"SECRET":"HIDDEN","Token":"HIDDEN","value":"decoy"}`},
+		{"no such field", `{"a":"secret"}`, `{"a":"secret"}`},
+		{"escape but no such field", `{"a":"x\ny"}`, `{"a":"x\ny"}`},
+		{"not an object", `"secret"`, `"secret"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(maskFields(json.RawMessage(tc.in), fields)); got != tc.want {
+				t.Fatalf("maskFields(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -35,7 +35,7 @@ func TestIsolation_MCP(t *testing.T) {
 		for _, tc := range []struct{ tool, args, want string }{
 			{"core_read", `{"path": "` + A + `/w/notes"}`, denied("crud/read", A+"/w/notes")},
 			{"core_write", `{"path": "` + A + `/w/notes", "value": "x"}`, denied("crud/write", A+"/w/notes")},
-			{"core_delete", `{"path": "` + A + `/w/notes"}`, denied("crud/write", A+"/w/notes")},
+			{"core_delete", `{"path": "` + A + `/w/notes"}`, denied("crud/delete", A+"/w/notes")},
 			{"core_list", `{"path": "` + A + `/w"}`, denied("crud/read", A+"/w")},
 			{"grid_job_status", `{"id": "` + done.ID + `"}`, "Job not found: " + done.ID},
 			{"grid_job_result", `{"id": "` + done.ID + `", "timeout": 0}`, "Job not found: " + done.ID},

@@ -93,7 +93,7 @@ func TestIsolation_Matrix(t *testing.T) {
 			{name: "core:read g/ by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/read", `{"path": "`+A+`/g/helper"}`), can: "crud/read", with: A + "/g/helper"},
 			{name: "core:read j/ by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/read", `{"path": "`+A+`/j/`+done.ID+`"}`), can: "crud/read", with: A + "/j/" + done.ID},
 			{name: "core:write by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/write", `{"path": "`+A+`/w/notes", "value": "x"}`), can: "crud/write", with: A + "/w/notes"},
-			{name: "core:delete by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/delete", `{"path": "`+A+`/w/notes"}`), can: "crud/write", with: A + "/w/notes"},
+			{name: "core:delete by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/delete", `{"path": "`+A+`/w/notes"}`), can: "crud/delete", with: A + "/w/notes"},
 			{name: "core:append by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/append", `{"path": "`+A+`/w/notes", "value": 1}`), can: "crud/write", with: A + "/w/notes"},
 			{name: "core:copy out by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/copy", `{"from": "`+A+`/w/notes", "to": "w/stolen"}`), can: "crud/read", with: A + "/w/notes"},
 			{name: "core:copy in by DID", method: "POST", path: "/api/v1/run", body: run("v/ops/core/copy", `{"from": "w/mine", "to": "`+A+`/w/notes"}`), can: "crud/write", with: A + "/w/notes"},
