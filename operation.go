@@ -2,6 +2,8 @@ package venue
 
 import (
 	"encoding/json"
+	"errors"
+	"reflect"
 	"strings"
 )
 
@@ -47,7 +49,12 @@ type opMeta struct {
 func ParseOperation(path string, meta []byte) (*Operation, error) {
 	var m opMeta
 	if err := json.Unmarshal(meta, &m); err != nil {
-		return nil, Errorf(EINVALID, "Operation metadata at %s is not a JSON object: %v", path, err)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, Errorf(EINVALID, "Operation metadata at %s has the wrong type at %s: expected %s",
+				path, te.Field, jsonKind(te.Type.Kind()))
+		}
+		return nil, Errorf(EINVALID, "Operation metadata at %s is not a JSON object", path)
 	}
 	if m.Operation == nil {
 		return nil, Errorf(EINVALID, "Asset is not an operation: %s (its metadata has no 'operation' object)", path)
@@ -66,4 +73,17 @@ func ParseOperation(path string, meta []byte) (*Operation, error) {
 		SecretFields: m.Operation.SecretFields, ToolName: m.Operation.ToolName,
 		Asset: id, Meta: meta,
 	}, nil
+}
+
+// jsonKind names what JSON a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	}
+	return "another type"
 }

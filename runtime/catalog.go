@@ -156,7 +156,7 @@ func (e *Engine) Operation(ctx context.Context, name string) (*venue.Operation, 
 	}
 	op, err := e.resolve(ctx, c, name)
 	if venue.ErrorCode(err) == venue.EINVALID {
-		return nil, venue.Errorf(venue.ENOTFOUND, "Operation not found: %s", name)
+		return nil, venue.Errorf(venue.ENOTFOUND, "Operation not found: %s", clipRef(name))
 	}
 	return op, err
 }

@@ -38,9 +38,10 @@ type AssetMetadata struct {
 	Name        string `json:"name,omitempty" doc:"A name for people"`
 	Description string `json:"description,omitempty" doc:"What the asset is"`
 	Content     *struct {
-		ContentType string `json:"contentType,omitempty" doc:"Media type of the content" example:"text/plain"`
-		SHA256      string `json:"sha256" pattern:"^(0x)?[0-9a-fA-F]{64}$" doc:"SHA-256 of the content, 64 hex digits"`
-		FileName    string `json:"fileName,omitempty" doc:"File name offered on download"`
+		ContentType string   `json:"contentType,omitempty" doc:"Media type of the content" example:"text/plain"`
+		SHA256      string   `json:"sha256" pattern:"^(0x)?[0-9a-fA-F]{64}$" doc:"SHA-256 of the content, 64 hex digits"`
+		FileName    string   `json:"fileName,omitempty" doc:"File name offered on download"`
+		_           struct{} `additionalProperties:"true"`
 	} `json:"content,omitempty" doc:"For an artifact: what its binary content must hash to"`
 	Operation map[string]any `json:"operation,omitempty" doc:"For an operation: adapter, input and output JSON Schemas"`
 	_         struct{}       `additionalProperties:"true"`

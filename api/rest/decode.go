@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -31,6 +32,9 @@ type invocation struct {
 // Huma's validation gives elsewhere: the field at fault, and what it
 // should be.
 func decodeInvoke(b []byte) (invocation, error) {
+	if !utf8.Valid(b) {
+		return invocation{}, notUTF8(b)
+	}
 	if inv, ok := quickInvoke(b); ok {
 		return inv, nil
 	}
@@ -50,6 +54,9 @@ func decodeInvokeSlow(b []byte) (invocation, error) {
 		}
 		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: expected object")
 	}
+	if err := strictMembers(trimmed, invokeMembers); err != nil {
+		return invocation{}, err
+	}
 	var body invokeBody
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
@@ -68,12 +75,75 @@ func decodeInvokeSlow(b []byte) (invocation, error) {
 	return invocation{Operation: *body.Operation, Input: body.Input, Wait: body.Wait, UCANs: body.UCANs}, nil
 }
 
+// strictMembers refuses what encoding/json would let through silently in
+// an object's own members: a name given twice (it keeps the last) and a
+// known name in other letter case (it matches any case). Other names, and
+// the rest of b, are left to the decoder, which words their faults.
+func strictMembers(b []byte, known map[string]bool) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // the opening brace
+		return nil
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		name, ok := t.(string)
+		if err != nil || !ok {
+			return nil
+		}
+		switch {
+		case seen[name]:
+			return venue.Errorf(venue.EINVALID, "Invalid request: body.%s: given more than once", clipName(name))
+		case !known[name]:
+			for k := range known {
+				if strings.EqualFold(k, name) {
+					return venue.Errorf(venue.EINVALID, "Invalid request: body.%s: unexpected property; names are case-sensitive: write %s",
+						clipName(name), k)
+				}
+			}
+		}
+		seen[name] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+var invokeMembers = map[string]bool{"operation": true, "input": true, "wait": true, "ucans": true, "private": true}
+
+// clipName shortens a member name quoted in an error.
+func clipName(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
+}
+
+// notUTF8 words a body that is not UTF-8, naming where it stops being.
+func notUTF8(b []byte) error {
+	at := 0
+	for at < len(b) {
+		r, n := utf8.DecodeRune(b[at:])
+		if r == utf8.RuneError && n <= 1 {
+			break
+		}
+		at += n
+	}
+	return venue.Errorf(venue.EINVALID, "Request body is not valid JSON: it is not UTF-8 (byte %d); send JSON encoded as UTF-8", at)
+}
+
 // decodeError words an encoding/json failure without Go type names and
 // without echoing the value.
 func decodeError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		want := map[string]string{"string": "string", "bool": "boolean", "[]string": "array of strings"}[te.Type.String()]
+		want := map[string]string{"string": "string", "bool": "boolean", "[]string": "array of strings",
+			"float64": "a number within the range of a double"}[te.Type.String()]
+		if te.Field == "ucans" {
+			want = "array of strings"
+		}
 		if want == "" {
 			want = te.Type.String()
 		}

@@ -109,6 +109,9 @@ func describeDetail(d *huma.ErrorDetail) string {
 	if before, _, found := strings.Cut(msg, " into Go "); found {
 		msg = strings.TrimPrefix(before, "json: ") + " here: wrong type"
 	}
+	if strings.HasPrefix(msg, "unknown content type") {
+		msg += "; send the body as application/json"
+	}
 	if d.Location == "" {
 		return msg
 	}

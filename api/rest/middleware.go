@@ -3,6 +3,7 @@ package rest
 import (
 	"fmt"
 	"log/slog"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -26,18 +27,37 @@ func (s *Server) identify(next http.Handler) http.Handler {
 // jsonByDefault treats a JSON endpoint's body as JSON when the client sent
 // no Content-Type or the form type curl -d sends by default, so the
 // walk-through works without -H; a body that is not JSON still gets a clear
-// "not valid JSON" error. Asset content is binary and left alone.
+// "not valid JSON" error. A JSON type in any letter case or spacing reads
+// as application/json, and a JSON body must be UTF-8 (invoke and run check
+// that on the body they read whole). Asset content is binary and left
+// alone.
 func jsonByDefault(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+		if (r.Method == http.MethodPost || r.Method == http.MethodPut) && strings.HasPrefix(r.URL.Path, "/api/v1/") &&
+			!strings.HasSuffix(r.URL.Path, "/content") {
 			ct := r.Header.Get("Content-Type")
-			lenient := ct == "" || strings.HasPrefix(ct, "application/x-www-form-urlencoded") || strings.HasPrefix(ct, "text/plain")
-			if lenient && strings.HasPrefix(r.URL.Path, "/api/v1/") && !strings.HasSuffix(r.URL.Path, "/content") {
+			if ct != "application/json" && readsAsJSON(ct) {
 				r.Header.Set("Content-Type", "application/json")
+				ct = "application/json"
+			}
+			if ct == "application/json" && r.URL.Path != "/api/v1/invoke" && r.URL.Path != "/api/v1/run" {
+				r.Body = &utf8Body{r: r.Body}
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// readsAsJSON reports whether a body sent as ct is read as JSON: no type,
+// the types curl and forms send by default, or application/json or a
+// +json type however it is spelled.
+func readsAsJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ct == ""
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		mt == "application/x-www-form-urlencoded" || mt == "text/plain"
 }
 
 // logRequests logs each request at the edge, with its outcome.
@@ -47,7 +67,10 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 		next.ServeHTTP(sw, r)
 		level := slog.LevelDebug
-		if sw.status >= 500 {
+		switch {
+		case sw.status >= 500 && r.Context().Err() != nil:
+			level = slog.LevelInfo // the client left before its answer: not the venue's failure
+		case sw.status >= 500:
 			level = slog.LevelError
 		}
 		if s.log.Enabled(r.Context(), level) { // the arguments cost allocations on every request

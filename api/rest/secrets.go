@@ -84,12 +84,17 @@ func (s *Server) putSecret(ctx context.Context, in *PutSecretInput) (*PutSecretO
 	return out, nil
 }
 
+var secretMembers = map[string]bool{"value": true}
+
 // secretValue accepts both bodies the spec shows: a JSON string, or an
 // object with a string "value".
 func secretValue(body json.RawMessage) (string, error) {
 	var v string
 	if json.Unmarshal(body, &v) == nil {
 		return v, nil
+	}
+	if err := strictMembers(body, secretMembers); err != nil {
+		return "", err
 	}
 	var obj struct {
 		Value *string `json:"value"`

@@ -112,3 +112,56 @@ func TestREST_BadInput(t *testing.T) {
 		})
 	})
 }
+
+// TestREST_BodiesAsSent checks what the JSON bodies' bytes and types may
+// be: UTF-8 only (encoding/json would keep other bytes in raw JSON and
+// change them in strings), a JSON media type in any spelling, and no
+// member that encoding/json would resolve silently (a name given twice, a
+// name in other letter case).
+func TestREST_BodiesAsSent(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	notUTF8 := "not UTF-8 (byte "
+	for _, tc := range []struct {
+		name, method, path, body, ctype string
+		status                          int
+		want                            string
+	}{
+		{"invoke input not UTF-8", "POST", "/api/v1/invoke", "{\"operation\": \"v/test/ops/echo\", \"input\": {\"a\": \"\xff\xfe\"}}", "application/json", 400, notUTF8 + "49)"},
+		{"run input not UTF-8", "POST", "/api/v1/run", "{\"operation\": \"v/test/ops/echo\", \"input\": {\"a\": \"x\x80\"}}", "application/json", 400, notUTF8},
+		{"asset metadata not UTF-8", "POST", "/api/v1/assets", "{\"name\": \"caf\xe9\"}", "application/json", 400, notUTF8 + "13)"},
+		{"secret not UTF-8", "PUT", "/api/v1/secrets/LATIN1", "\"pass\xe9word\"", "application/json", 400, notUTF8},
+		{"JSON type in capitals", "POST", "/api/v1/assets", `{"name": "capitals"}`, "APPLICATION/JSON", 201, ""},
+		{"JSON type with a space and a charset", "PUT", "/api/v1/secrets/SPACED", `"value-1234"`, "application/json ; charset=utf-8", 200, ""},
+		{"a +json type", "POST", "/api/v1/assets", `{"name": "plus"}`, "application/vnd.example+json", 201, ""},
+		{"a type that is not JSON", "POST", "/api/v1/assets", `{"name": "xml"}`, "text/xml", 400, "unknown content type: text/xml; send the body as application/json"},
+		{"operation given twice", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "operation": "v/test/ops/error"}`, "application/json", 400,
+			"body.operation: given more than once"},
+		{"operation in capitals", "POST", "/api/v1/invoke", `{"OPERATION": "v/test/ops/echo"}`, "application/json", 400,
+			"body.OPERATION: unexpected property; names are case-sensitive: write operation"},
+		{"secret value given twice", "PUT", "/api/v1/secrets/TWICE", `{"value": "first-1234", "value": "second-1234"}`, "application/json", 400,
+			"body.value: given more than once"},
+		{"secret value in capitals", "PUT", "/api/v1/secrets/CASE", `{"VALUE": "value-1234"}`, "application/json", 400, "write value"},
+		{"asset content with a field of its own", "POST", "/api/v1/assets", `{"name": "g", "content": {"sha256": "` + strings.Repeat("ab", 32) + `", "size": 13}}`,
+			"application/json", 201, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.do(t, tc.method, tc.path, tc.body, "Content-Type", tc.ctype)
+			if r.status != tc.status || (tc.want != "" && !strings.Contains(r.errorText(t), tc.want)) {
+				t.Fatalf("%d %s, want %d with %q", r.status, r.body, tc.status, tc.want)
+			}
+		})
+	}
+	t.Run("nothing refused was stored", func(t *testing.T) {
+		var secrets struct{ Items []string }
+		c.do(t, "GET", "/api/v1/secrets", nil).json(t, &secrets)
+		if strings.Join(secrets.Items, ",") != "SPACED" {
+			t.Fatalf("secrets %v", secrets.Items)
+		}
+		var ids []string
+		c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+		if len(ids) != 0 {
+			t.Fatalf("jobs %v", ids)
+		}
+	})
+}
