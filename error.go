@@ -1,6 +1,7 @@
 package venue
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -35,13 +36,17 @@ func Errorf(code, format string, args ...any) *Error {
 }
 
 // ErrorCode returns the code of the first *Error in err's chain,
-// EINTERNAL for any other non-nil error, and "" for nil.
+// EUNAVAILABLE or ETIMEOUT for a context that ended (see ended), EINTERNAL
+// for any other non-nil error, and "" for nil.
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	var e *Error
 	if errors.As(err, &e) && e != nil {
+		return e.Code
+	}
+	if e := ended(err); e != nil {
 		return e.Code
 	}
 	return EINTERNAL
@@ -58,5 +63,21 @@ func ErrorMessage(err error) string {
 	if errors.As(err, &e) && e != nil {
 		return e.Message
 	}
+	if e := ended(err); e != nil {
+		return e.Message
+	}
 	return "Internal error"
+}
+
+// ended words the error of a context that ended before the work did: the
+// caller went away (or the venue is shutting down), or a deadline passed.
+// Neither is a bug of the venue's, so neither is an internal error.
+func ended(err error) *Error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return &Error{Code: EUNAVAILABLE, Message: "The request was cancelled before it finished: the client closed its connection or the venue is shutting down"}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &Error{Code: ETIMEOUT, Message: "The request's deadline passed before it finished"}
+	}
+	return nil
 }

@@ -57,9 +57,12 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 	}
 	if req.Wait <= 0 {
 		rec, t := j.snapshotTicket()
-		if err := t.wait(ctx); err != nil {
+		// Even if the caller goes meanwhile: the row is on its way to the
+		// store, and a job stored must run, not stay PENDING for good.
+		<-t.done
+		if t.err != nil {
 			e.abandon(j)
-			return nil, nil, nil, storeFailed(err)
+			return nil, nil, nil, storeFailed(t.err)
 		}
 		enc := t.written(rec)
 		e.start(j)
@@ -194,8 +197,10 @@ func (e *Engine) abandon(j *job) {
 	e.unfinished.Add(-1)
 }
 
+// storeFailed words a failed write of a job record; an unavailable store
+// or a wait cut short keeps its own words.
 func storeFailed(err error) error {
-	if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+	if c := venue.ErrorCode(err); c == venue.EUNAVAILABLE || c == venue.ETIMEOUT {
 		return err
 	}
 	return venue.Errorf(venue.EUNAVAILABLE, "The job record could not be stored; try again (%v)", err)

@@ -235,8 +235,9 @@ func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
 		return venue.Errorf(venue.ECONFLICT, "Job %s is %s: cancel it before deleting it", id, rec.Status)
 	}
 	if j != nil {
-		if _, t := j.snapshotTicket(); t.wait(ctx) != nil {
-			return storeFailed(t.err)
+		_, t := j.snapshotTicket()
+		if err := t.wait(ctx); err != nil {
+			return storeFailed(err)
 		}
 		e.jobs.drop(j)
 	}

@@ -22,9 +22,10 @@ import (
 //     would redirect with an HTML page;
 //   - reading a request body gives up when no data has arrived for
 //     Options.BodyTimeout, so a client that stalls cannot hold a handler
-//     forever, while a large upload that keeps moving is never cut off.
+//     forever, while a large upload that keeps moving is never cut off;
+//   - web pages of other sites cannot use the venue (see foreignPages).
 func (s *Server) Guard(next http.Handler) http.Handler {
-	return rewriteRefPaths(refuseUncleanPaths(s.boundBodies(next)))
+	return s.foreignPages(rewriteRefPaths(refuseUncleanPaths(s.boundBodies(next))))
 }
 
 // refRoutes are the routes whose last path segment is a reference that may

@@ -25,6 +25,10 @@ type Options struct {
 	Auth         Authenticator // nil: every caller is the engine's public caller
 	MaxBodyBytes int64         // largest JSON request body; default 16 MiB
 	BodyTimeout  time.Duration // longest wait for more of a request body; default 30 s
+	// Hosts, when not empty, are the only host names (besides loopback
+	// addresses) the venue answers to, as a venue listening on loopback
+	// must: see Guard.
+	Hosts []string
 }
 
 // Server is the venue's HTTP handler: REST, docs and discovery.
@@ -34,6 +38,7 @@ type Server struct {
 	auth        Authenticator
 	maxBody     int64
 	bodyTimeout time.Duration
+	hosts       []string // see Options.Hosts
 	mux         *http.ServeMux
 	api         huma.API
 	handler     http.Handler
@@ -46,7 +51,7 @@ type Server struct {
 // New builds the handler for engine e.
 func New(e *runtime.Engine, opts Options) (*Server, error) {
 	installErrors()
-	s := &Server{e: e, log: opts.Logger, auth: opts.Auth, maxBody: opts.MaxBodyBytes, bodyTimeout: opts.BodyTimeout, mux: http.NewServeMux(),
+	s := &Server{e: e, log: opts.Logger, auth: opts.Auth, maxBody: opts.MaxBodyBytes, bodyTimeout: opts.BodyTimeout, hosts: opts.Hosts, mux: http.NewServeMux(),
 		closing: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

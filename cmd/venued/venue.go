@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,6 +104,24 @@ func (m *Main) defaultURL() string {
 	return u
 }
 
+// localHosts is what a venue listening on loopback answers to besides
+// loopback addresses (rest.Options.Hosts): localhost and the host of its
+// url. A venue listening elsewhere answers to any name (nil).
+func (m *Main) localHosts() []string {
+	host, _, err := net.SplitHostPort(m.Addr)
+	if err != nil {
+		return nil
+	}
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.Unmap().IsLoopback() {
+		return nil
+	}
+	hosts := []string{"localhost"}
+	if u, err := url.Parse(m.Config.URL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	return hosts
+}
+
 // build opens the store and engine and returns the HTTP handler.
 func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err := checkStorePath(m.Config.Store); err != nil {
@@ -135,7 +155,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
 	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, Auth: m.auth,
-		BodyTimeout: m.Config.bodyTimeout()})
+		BodyTimeout: m.Config.bodyTimeout(), Hosts: m.localHosts()})
 	if err != nil {
 		return nil, err
 	}
