@@ -106,8 +106,12 @@ func describeDetail(d *huma.ErrorDetail) string {
 	msg := d.Message
 	// encoding/json names Go types ("into Go struct field X of type Y"),
 	// which mean nothing to a client; the location already names the field.
-	if before, _, found := strings.Cut(msg, " into Go "); found {
-		msg = strings.TrimPrefix(before, "json: ") + " here: wrong type"
+	if before, after, found := strings.Cut(msg, " into Go "); found {
+		if strings.HasPrefix(before, "json: cannot unmarshal number") && strings.HasSuffix(after, "float64") {
+			msg = "a number out of the range JSON numbers have here (a double, up to about 1.8e308)"
+		} else {
+			msg = strings.TrimPrefix(before, "json: ") + " here: wrong type"
+		}
 	}
 	if strings.HasPrefix(msg, "unknown content type") {
 		msg += "; send the body as application/json"

@@ -114,6 +114,15 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 				"Path %s has an empty or dot segment: remove doubled slashes and '.' or '..' segments", clipPath(p)))
 			return
 		}
+		// A query that does not parse reads as no query at all to the
+		// routes, which would then say a parameter is missing.
+		if q := r.URL.RawQuery; strings.IndexByte(q, '%') >= 0 {
+			if _, err := url.ParseQuery(q); err != nil {
+				writeJSONError(w, http.StatusBadRequest, fmt.Sprintf(
+					"The query string is not valid: %s; write a literal %% as %%25", clipPath(strings.TrimPrefix(err.Error(), "invalid URL escape "))))
+				return
+			}
+		}
 		next.ServeHTTP(w, r)
 	})
 }
