@@ -63,6 +63,15 @@ func TestGuest_Core(t *testing.T) {
 		{name: "list", lattice: map[string]string{"w/list/m": `{"b":1,"a":2,"c":3}`},
 			op: "v/ops/core/list", in: `{"path":"w/list/m","offset":1,"limit":1}`,
 			want: `{"exists":true,"type":"Map","count":3,"keys":["b"],"offset":1}`},
+		{name: "list of an empty map still has keys", lattice: map[string]string{"w/list-empty/m": `{}`},
+			op: "v/ops/core/list", in: `{"path":"w/list-empty/m"}`,
+			want: `{"exists":true,"type":"Map","count":0,"keys":[],"offset":0}`},
+		{name: "list past the end still has keys", lattice: map[string]string{"w/list-past/m": `{"a":1}`},
+			op: "v/ops/core/list", in: `{"path":"w/list-past/m","offset":5}`,
+			want: `{"exists":true,"type":"Map","count":1,"keys":[],"offset":5}`},
+		{name: "list of a vector has no keys", lattice: map[string]string{"w/list-vec/v": `[1,2]`},
+			op: "v/ops/core/list", in: `{"path":"w/list-vec/v"}`,
+			want: `{"exists":true,"type":"Vector","count":2,"offset":0}`},
 		// The guest sends no offset or limit of its own: the host's
 		// defaults (from 0, up to 1000 keys) apply.
 		{name: "list leaves defaults to the host", lattice: map[string]string{"w/list-defaults/m": many},

@@ -56,9 +56,11 @@ func TestGuest_JSON(t *testing.T) {
 	runCases(t, []guestCase{
 		{name: "merge deep, later wins, order kept", op: "v/ops/json/merge",
 			in:   `{"values":[{"b":1,"a":{"x":1,"y":2}},{"a":{"y":3,"z":4},"c":null},{"b":[1]}]}`,
-			want: `{"result":{"b":[1],"a":{"x":1,"y":3,"z":4},"c":null}}`, exact: true},
+			want: `{"result":{"b":[1],"a":{"x":1,"y":3,"z":4}}}`, exact: true},
+		{name: "merge: null deletes, as RFC 7396 has it", op: "v/ops/json/merge",
+			in: `{"values":[{"b":{"c":1,"d":2}},{"b":{"c":null,"e":3}}]}`, want: `{"result":{"b":{"d":2,"e":3}}}`, exact: true},
 		{name: "merge of non-objects replaces", op: "v/ops/json/merge", in: `{"values":[{"a":1},"s",2]}`, want: `{"result":2}`},
-		{name: "merge of nothing", op: "v/ops/json/merge", in: `{"values":[]}`, want: `{"result":null}`},
+		{name: "merge of nothing", op: "v/ops/json/merge", in: `{"values":[]}`, want: `{"result":{}}`},
 		{name: "merge needs values", op: "v/ops/json/merge", in: `{"values":{}}`,
 			refused: "input.values: got object, want array", wantErr: "'values' must be an array of values to merge"},
 		{name: "select a case", op: "v/ops/json/select", in: `{"key":"b","cases":{"a":1,"b":{"x":2}},"default":0}`,
@@ -73,11 +75,18 @@ func TestGuest_JSON(t *testing.T) {
 		{name: "assoc on nothing", op: "v/ops/json/assoc", in: `{"path":"a","value":true}`, want: `{"result":{"a":true}}`},
 		{name: "assoc into a scalar fails", op: "v/ops/json/assoc", in: `{"target":{"a":1},"path":"a/b","value":2}`,
 			wantErr: "cannot set 'b' inside an integer"},
+		{name: "select with a null key gives the default", op: "v/ops/json/select",
+			in: `{"key":null,"cases":{"null":1},"default":"d"}`, want: `{"result":"d"}`},
 		{name: "cond picks the first truthy", op: "v/ops/json/cond",
 			in:   `{"cases":[{"if":0,"then":"zero"},{"if":[],"then":"empty"},{"if":"yes","then":"first"},{"if":true,"then":"second"}],"default":"d"}`,
 			want: `{"result":"first"}`},
 		{name: "cond falls back to the default", op: "v/ops/json/cond",
 			in: `{"cases":[{"if":null,"then":1},{"if":{},"then":2},{"if":"","then":3},{"then":4}],"default":"d"}`, want: `{"result":"d"}`},
+		{name: "cond with the reference's when: only null and false fail", op: "v/ops/json/cond",
+			in:   `{"cases":[{"when":null,"then":1},{"when":false,"then":2},{"when":0,"then":"zero"},{"when":true,"then":4}],"default":"d"}`,
+			want: `{"result":"zero"}`},
+		{name: "cond with when, none holding", op: "v/ops/json/cond",
+			in: `{"cases":[{"when":false,"then":1}],"default":"d"}`, want: `{"result":"d"}`},
 	})
 }
 

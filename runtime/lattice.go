@@ -251,7 +251,7 @@ type ListResult struct {
 	Exists bool     `json:"exists"`
 	Type   string   `json:"type,omitempty"`
 	Count  int      `json:"count"`
-	Keys   []string `json:"keys,omitempty"`
+	Keys   []string `json:"keys,omitzero"` // for a map, [] when it has none in the page
 	Offset int      `json:"offset"`
 }
 
@@ -292,6 +292,9 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 		json.Unmarshal(v, &m)
 		keys := slices.Sorted(maps.Keys(m))
 		res.Count, res.Keys = len(keys), page(keys, offset, limit)
+		if res.Keys == nil {
+			res.Keys = []string{}
+		}
 	case "Vector":
 		var a []json.RawMessage
 		json.Unmarshal(v, &a)

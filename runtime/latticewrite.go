@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -64,7 +65,7 @@ func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage)
 		cur, ok := assemble(rows, p.String())
 		var list []json.RawMessage
 		if ok && json.Unmarshal(cur, &list) != nil {
-			return nil, nil, venue.Errorf(venue.EINVALID, "Cannot append to %s: it holds a %s, not a vector", p, jsonKind(cur))
+			return nil, nil, venue.Errorf(venue.EINVALID, "Cannot append to %s: it holds %s, not a vector", p, withArticle(jsonKind(cur)))
 		}
 		index = len(list)
 		next, _ := json.Marshal(append(list, v))
@@ -121,6 +122,9 @@ func (e *Engine) writableFor(ctx context.Context, path, can string) (venue.Calle
 	}
 	switch p.Namespace() {
 	case venue.NSWorkspace, venue.NSPins, venue.NSAgents:
+		if len(p.Segments) < 2 && can == venue.AbilityDelete {
+			return c, p, venue.Errorf(venue.EINVALID, "Cannot delete the whole %s namespace: delete below it, e.g. %s/name", p.Namespace(), p.Namespace())
+		}
 		if len(p.Segments) < 2 {
 			return c, p, venue.Errorf(venue.EINVALID, "Cannot replace the whole %s namespace: write below it, e.g. %s/name", p.Namespace(), p.Namespace())
 		}
@@ -288,4 +292,12 @@ func deleteIn(doc json.RawMessage, segs []string) (json.RawMessage, bool, error)
 		return out, true, nil
 	}
 	return doc, false, nil
+}
+
+// withArticle puts "a" or "an" before a kind of JSON value.
+func withArticle(kind string) string {
+	if kind != "" && strings.ContainsRune("aeiou", rune(kind[0])) {
+		return "an " + kind
+	}
+	return "a " + kind
 }

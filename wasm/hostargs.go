@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math"
+	"strconv"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -80,6 +82,11 @@ func (a args) decode(v any) error {
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
+		// JSON Schema's integer (the catalog's) takes 1.0 and 1e2; Go's
+		// int fields do not. Written as integers, they decode.
+		if integral, ok := integralNumbers(a.raw); ok && json.Unmarshal(integral, v) == nil {
+			return nil
+		}
 		return venue.Errorf(venue.EINVALID, "%s: '%s' must be %s, got %s", a.op, te.Field, inputKind(te.Type.Kind().String()), te.Value)
 	}
 	return venue.Errorf(venue.EINVALID, "%s: input must be a JSON object: %v", a.op, err)
@@ -108,4 +115,47 @@ func inputKind(goKind string) string {
 		return "a number"
 	}
 	return jsonKind(goKind)
+}
+
+// integralNumbers rewrites every number in raw that has an integer value
+// but is not written as one (1.0, 1e2) as an integer, and reports whether
+// there was any.
+func integralNumbers(raw []byte) ([]byte, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return nil, false
+	}
+	changed := false
+	var walk func(any) any
+	walk = func(v any) any {
+		switch v := v.(type) {
+		case json.Number:
+			if _, err := v.Int64(); err == nil {
+				return v
+			}
+			f, err := v.Float64()
+			if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+				return v
+			}
+			changed = true
+			return json.Number(strconv.FormatInt(int64(f), 10))
+		case map[string]any:
+			for k, e := range v {
+				v[k] = walk(e)
+			}
+		case []any:
+			for i, e := range v {
+				v[i] = walk(e)
+			}
+		}
+		return v
+	}
+	v = walk(v)
+	if !changed {
+		return nil, false
+	}
+	out, err := json.Marshal(v)
+	return out, err == nil
 }

@@ -93,3 +93,32 @@ func jsonSame(a, b []byte) bool {
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
 }
+
+// TestArgs_IntegralNumbers checks that an integer field takes a number
+// with an integer value however it is written, as JSON Schema's integer
+// does, and still refuses one with a fraction.
+func TestArgs_IntegralNumbers(t *testing.T) {
+	var v struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset"`
+		Limit  int    `json:"limit"`
+	}
+	for _, tc := range []struct{ name, raw, want string }{
+		{"1.0 and 1e2", `{"path":"w/v","offset":1.0,"limit":1e2}`, ""},
+		{"a fraction", `{"path":"w/v","offset":1.5}`, "core:slice: 'offset' must be an integer, got number 1.5"},
+		{"past 2^53", `{"offset":1e300}`, "core:slice: 'offset' must be an integer, got number 1e300"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := args{raw: []byte(tc.raw), op: "core:slice"}.decode(&v)
+			if tc.want == "" {
+				if err != nil || v.Offset != 1 || v.Limit != 100 {
+					t.Fatalf("%+v, %v", v, err)
+				}
+				return
+			}
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("%v, want %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -116,6 +116,16 @@ func describeDetail(d *huma.ErrorDetail) string {
 	if strings.HasPrefix(msg, "unknown content type") {
 		msg += "; send the body as application/json"
 	}
+	// Query parameters in the reference venue's words, which its clients
+	// know.
+	if name, ok := strings.CutPrefix(d.Location, "query."); ok {
+		switch msg {
+		case "required query parameter is missing":
+			return fmt.Sprintf("Missing '%s' query parameter", name)
+		case "invalid integer":
+			return fmt.Sprintf("Invalid integer query parameter '%s': %s", name, clipPath(fmt.Sprint(d.Value)))
+		}
+	}
 	if d.Location == "" {
 		return msg
 	}

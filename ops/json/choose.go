@@ -20,6 +20,9 @@ func selectOp(in json.RawMessage) (any, error) {
 	if !ok {
 		return nil, guest.Errorf("'cases' must be an object mapping keys to results")
 	}
+	if key == nil { // as the reference venue has it: no key, no case
+		return output{def}, nil
+	}
 	k, ok := keyText(key)
 	if !ok {
 		return nil, guest.Errorf("'key' must be a string, number or boolean")
@@ -56,10 +59,21 @@ func cond(in json.RawMessage) (any, error) {
 		if !ok {
 			return nil, guest.Errorf("'cases[%d]' must be an {if, then} object", i)
 		}
-		if test, _ := o.Get("if"); jsonv.Truthy(test) {
+		if holds(o) {
 			then, _ := o.Get("then")
 			return output{then}, nil
 		}
 	}
 	return output{def}, nil
+}
+
+// holds reports whether a case's condition holds. A case written as the
+// reference venue writes it, {when, then}, means what it means there: only
+// false and null fail. With if, anything falsy fails (jsonv.Truthy).
+func holds(c *jsonv.Object) bool {
+	if test, ok := c.Get("if"); ok {
+		return jsonv.Truthy(test)
+	}
+	test, ok := c.Get("when")
+	return ok && test != nil && test != false
 }

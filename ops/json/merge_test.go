@@ -11,24 +11,36 @@ import (
 
 func TestMerge(t *testing.T) {
 	for _, tc := range []struct{ name, values, want string }{
-		{"deep, later wins, order kept", `[{"b":1,"a":{"x":1,"y":2}},{"a":{"y":3,"z":4},"c":null},{"b":[1]}]`, `{"b":[1],"a":{"x":1,"y":3,"z":4},"c":null}`},
+		{"deep, later wins, order kept", `[{"b":1,"a":{"x":1,"y":2}},{"a":{"y":3,"z":4},"c":null},{"b":[1]}]`, `{"b":[1],"a":{"x":1,"y":3,"z":4}}`},
 		{"a non-object replaces", `[{"a":{"x":1}},{"a":2},{"a":{"y":1}}]`, `{"a":{"y":1}}`},
 		{"the same member merged into again and again", `[{"a":{"x":1}},{"a":{"y":1}},{"a":{"z":1}},{"a":{"x":2}}]`, `{"a":{"x":2,"y":1,"z":1}}`},
+		{"null deletes, deep", `[{"b":{"c":1,"d":2}},{"b":{"c":null,"e":3}}]`, `{"b":{"d":2,"e":3}}`},
+		{"deleted, then set again", `[{"a":1,"b":2},{"a":null},{"a":3}]`, `{"a":3,"b":2}`},
+		{"nothing", `[]`, `{}`},
+		{"an object over a scalar drops its nulls", `[5,{"a":null,"b":1}]`, `{"b":1}`},
+		{"arrays replace whole, nulls inside kept", `[{"a":[1,2]},{"a":[null,{"x":null}]}]`, `{"a":[null,{"x":null}]}`},
+		// RFC 7396, appendix A.
+		{"RFC example", `[{"title":"Goodbye!","author":{"givenName":"John","familyName":"Doe"},"tags":["example","sample"],"content":"This will be unchanged"},` +
+			`{"title":"Hello!","phoneNumber":"+01-123-456-7890","author":{"familyName":null},"tags":["example"]}]`,
+			`{"title":"Hello!","author":{"givenName":"John"},"tags":["example"],"content":"This will be unchanged","phoneNumber":"+01-123-456-7890"}`},
+		{"RFC: a patch of null", `[{"a":"foo"},null]`, `null`},
+		{"RFC: a patch into a non-object", `[{"a":"foo"},{"a":{"bb":{"ccc":null}}}]`, `{"a":{"bb":{}}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			values, err := jsonv.Parse([]byte(tc.values))
 			if err != nil {
 				t.Fatal(err)
 			}
+			before := string(jsonv.Append(nil, values))
 			m := merger{}
-			var out any
+			var out any = m.owned(jsonv.NewObject())
 			for _, v := range values.([]any) {
 				out = m.merge(out, v)
 			}
-			if got := string(jsonv.Append(nil, out)); got != tc.want {
+			if got := string(jsonv.Append(nil, m.prune(out))); got != tc.want {
 				t.Errorf("merge = %s, want %s", got, tc.want)
 			}
-			if after := string(jsonv.Append(nil, values)); after != strings.Join(strings.Fields(tc.values), "") {
+			if after := string(jsonv.Append(nil, values)); after != before {
 				t.Errorf("the values changed: %s", after)
 			}
 		})
