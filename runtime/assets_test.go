@@ -3,9 +3,11 @@ package runtime_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,4 +99,40 @@ func TestEngine_AssetContent(t *testing.T) {
 		_, err = h.Content(h.alice, plain)
 		wantCode(t, err, venue.ENOTFOUND)
 	})
+}
+
+// TestEngine_ManyAssets checks the a namespace past what one read gathers:
+// a read says it is truncated (never a stand-in map read as data), and
+// list and slice page the assets themselves, in id order.
+func TestEngine_ManyAssets(t *testing.T) {
+	h := mustEngine(t)
+	const n = 1002
+	ids := make([]string, 0, n)
+	for i := range n {
+		id, err := h.RegisterAsset(h.alice, []byte(fmt.Sprintf(`{"name":"asset %d"}`, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id.String())
+	}
+	slices.Sort(ids)
+	read, err := h.Read(h.alice, "a", 0)
+	if err != nil || !read.Exists || !read.Truncated || read.Type != "Map" || string(read.Value) != "null" {
+		t.Fatalf("read a: %+v, %v", read, err)
+	}
+	list, err := h.List(h.alice, "a", 1000, 5)
+	if err != nil || list.Count != n || !slices.Equal(list.Keys, ids[1000:]) {
+		t.Fatalf("list a: %+v, %v", list, err)
+	}
+	slice, err := h.Slice(h.alice, "a", 1001, 10)
+	if err != nil || slice.Count != n || len(slice.Values) != 1 {
+		t.Fatalf("slice a: %+v, %v", slice, err)
+	}
+	var e struct {
+		Key   string
+		Value struct{ Name string }
+	}
+	if json.Unmarshal(slice.Values[0], &e); e.Key != ids[1001] || !strings.HasPrefix(e.Value.Name, "asset ") {
+		t.Fatalf("slice a entry: %s", slice.Values[0])
+	}
 }

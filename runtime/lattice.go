@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strconv"
@@ -75,6 +76,9 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 		maxSize = DefaultMaxReadSize
 	}
 	v, ok, err := e.value(ctx, c, p)
+	if tm := (*errTooMany)(nil); errors.As(err, &tm) {
+		return &ReadResult{Exists: true, Value: json.RawMessage("null"), Type: "Map", Truncated: true}, nil
+	}
 	if err != nil || !ok {
 		return &ReadResult{Value: json.RawMessage("null")}, err
 	}
@@ -111,6 +115,9 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
 		return e.sliceJobs(ctx, c, res)
 	}
+	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
+		return e.sliceAssets(ctx, res)
+	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
 		return res, err
@@ -146,6 +153,24 @@ func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult
 	res.Exists, res.Type, res.Count = true, "Map", total
 	for _, r := range rows {
 		res.Values = append(res.Values, entry(r.ID.String(), r.Record))
+	}
+	return res, nil
+}
+
+// sliceAssets pages the venue's assets straight from the store, as
+// sliceJobs does jobs.
+func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult) (*SliceResult, error) {
+	ids, total, err := e.store.ListAssets(ctx, res.Offset, res.Limit)
+	if err != nil {
+		return nil, err
+	}
+	res.Exists, res.Type, res.Count = true, "Map", total
+	for _, id := range ids {
+		meta, err := e.store.Asset(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		res.Values = append(res.Values, entry(id.String(), meta))
 	}
 	return res, nil
 }
@@ -278,6 +303,14 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(rows))
 		for i, r := range rows {
 			res.Keys[i] = r.ID.String()
+		}
+		return res, err
+	}
+	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
+		ids, total, err := e.store.ListAssets(ctx, offset, limit)
+		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(ids))
+		for i, id := range ids {
+			res.Keys[i] = id.String()
 		}
 		return res, err
 	}

@@ -9,9 +9,16 @@ import (
 )
 
 // maxMaterialized bounds how many jobs or assets a read of a whole namespace
-// gathers; past it the read answers with a count and a truncated flag, and
-// the caller pages with Slice.
+// gathers; past it the read answers as truncated (errTooMany), and the
+// caller pages with List or Slice, which page the store itself.
 const maxMaterialized = 1000
+
+// errTooMany is a whole namespace too large to read at once.
+type errTooMany struct{ total int }
+
+func (e *errTooMany) Error() string {
+	return "too many entries to read at once; page through them with slice"
+}
 
 // value returns the JSON value at p as caller c sees it.
 func (e *Engine) value(ctx context.Context, c venue.Caller, p venue.Path) (json.RawMessage, bool, error) {
@@ -55,8 +62,11 @@ func (e *Engine) venueValue(segs []string) (json.RawMessage, bool, error) {
 func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string) (json.RawMessage, bool, error) {
 	if len(segs) == 0 {
 		rows, total, err := e.store.ListJobs(ctx, c.DID, 0, maxMaterialized, true)
-		if err != nil || total > maxMaterialized {
-			return tooMany(total), err == nil, err
+		if err == nil && total > maxMaterialized {
+			err = &errTooMany{total}
+		}
+		if err != nil {
+			return nil, false, err
 		}
 		return rowsMap(len(rows), func(i int) (string, json.RawMessage) { return rows[i].ID.String(), rows[i].Record }), true, nil
 	}
@@ -102,8 +112,11 @@ func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string
 func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessage, bool, error) {
 	if len(segs) == 0 {
 		ids, total, err := e.store.ListAssets(ctx, 0, maxMaterialized)
-		if err != nil || total > maxMaterialized {
-			return tooMany(total), err == nil, err
+		if err == nil && total > maxMaterialized {
+			err = &errTooMany{total}
+		}
+		if err != nil {
+			return nil, false, err
 		}
 		metas := make([]json.RawMessage, len(ids))
 		for i, id := range ids {
@@ -184,9 +197,3 @@ func rowsMap(n int, at func(int) (string, json.RawMessage)) json.RawMessage {
 	return append(b, '}')
 }
 
-// tooMany stands in for a namespace too large to read whole.
-func tooMany(total int) json.RawMessage {
-	v, _ := json.Marshal(map[string]any{"count": total, "truncated": true,
-		"hint": "too many entries to read at once; page through them with slice"})
-	return v
-}

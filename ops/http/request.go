@@ -27,29 +27,32 @@ type request struct {
 	TimeoutMs     int               `json:"timeoutMs,omitempty"`
 }
 
-// bodyMethods are the methods http:post sends; POST is its default.
-var bodyMethods = map[string]bool{"POST": true, "PUT": true, "PATCH": true, "DELETE": true}
+// methods are those either operation sends, as the reference venue's
+// HTTP operation does; each has its own default.
+var methods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true}
 
 func get(in json.RawMessage) (any, error) {
-	r, err := decode("http:get", in)
-	if err != nil {
-		return nil, err
-	}
-	r.Method, r.Body = "GET", nil
-	return send(r)
+	return call("http:get", "GET", in)
 }
 
 func post(in json.RawMessage) (any, error) {
-	r, err := decode("http:post", in)
+	return call("http:post", "POST", in)
+}
+
+// call sends the request in, with method def unless it names another.
+func call(op, def string, in json.RawMessage) (any, error) {
+	r, err := decode(op, in)
 	if err != nil {
 		return nil, err
 	}
-	r.Method = strings.ToUpper(r.Method)
-	if r.Method == "" {
-		r.Method = "POST"
+	if r.Method = strings.ToUpper(r.Method); r.Method == "" {
+		r.Method = def
 	}
-	if !bodyMethods[r.Method] {
+	if !methods[r.Method] {
 		return nil, guest.Errorf("Unsupported HTTP method: %s", r.Method)
+	}
+	if r.Method == "GET" {
+		r.Body = nil
 	}
 	return send(r)
 }
