@@ -196,4 +196,3 @@ func rowsMap(n int, at func(int) (string, json.RawMessage)) json.RawMessage {
 	}
 	return append(b, '}')
 }
-
