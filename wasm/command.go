@@ -39,6 +39,9 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 		}
 		return nil, h.commandFailure(ctx, c, err, stderr.String(), memSize)
 	}
+	if ctx.Err() != nil { // it ended after its deadline: a late answer is no answer
+		return nil, context.Cause(ctx)
+	}
 	if stdout.over() {
 		return nil, venue.Errorf(venue.ETOOLARGE, "output of %d bytes exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput)
 	}

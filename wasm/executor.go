@@ -139,6 +139,9 @@ func (h *Host) runReactor(ctx context.Context, key poolKey, op string, input []b
 		}
 	}
 	out, err := in.invoke(ctx, op, input, env)
+	if err == nil && ctx.Err() != nil { // it ended after its deadline: a late answer is no answer
+		out, err = nil, context.Cause(ctx)
+	}
 	if uint64(in.mem.Size()) > h.cfg.memoryLimit()/2 {
 		// A heap grown that far stays that large, and the next call would
 		// start with what is left: it is closed rather than kept.

@@ -42,6 +42,7 @@ const (
 	secType     = 1
 	secImport   = 2
 	secFunction = 3
+	secTable    = 4
 	secMemory   = 5
 	secGlobal   = 6
 	secExport   = 7
@@ -148,6 +149,16 @@ func (m *moduleShape) readSection(s rawSection) error {
 		return m.readTypes(r)
 	case secFunction, secMemory, secGlobal:
 		m.defined[s.id] = r.u32()
+		switch {
+		case r.err != nil:
+		case s.id == secFunction && uint64(m.imported[0x00])+uint64(m.defined[secFunction]) > maxFunctions:
+			return fmt.Errorf("%w: the module has %d functions; the venue takes at most %d", errMalformed, m.defined[secFunction], maxFunctions)
+		case s.id == secGlobal && m.defined[secGlobal] > maxGlobals:
+			return fmt.Errorf("%w: the module defines %d globals; the venue takes at most %d", errMalformed, m.defined[secGlobal], maxGlobals)
+		}
+	case secTable:
+		_, err := boundTables(s.body)
+		return err
 	case secExport:
 		return readExports(r)
 	}
@@ -182,14 +193,14 @@ func (m *moduleShape) readImports(r *reader) error {
 		switch kind {
 		case 0x00: // a function: its type
 			r.u32()
-		case 0x01: // a table: its reference type and limits
-			r.byte()
-			r.limits()
 		case 0x02: // a memory: its limits
 			r.limits()
-		case 0x03: // a global: its type and mutability
-			r.byte()
-			r.byte()
+		case 0x01, 0x03:
+			// The venue provides functions and a memory; a table or a global
+			// imported could never be provided, and an imported table would
+			// escape boundTables.
+			return fmt.Errorf("%w: the module imports a %s; the venue provides only functions and a memory to import",
+				errMalformed, map[byte]string{0x01: "table", 0x03: "global"}[kind])
 		default:
 			r.fail("unknown import kind %d", kind)
 		}
@@ -274,8 +285,10 @@ func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
 		export := appendU32(nil, uint32(len(interruptExport)))
 		export = append(append(export, interruptExport...), 0x03) // a global
 		return appendEntry(s.body, appendU32(export, m.interruptGlobal())...)
+	case secTable:
+		return boundTables(s.body)
 	case secCode:
-		code, err := instrumentCode(s.body, m.check())
+		code, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()})
 		if err != nil {
 			return nil, err
 		}
@@ -296,6 +309,55 @@ func (m *moduleShape) check() []byte {
 	c = append(append(c, 0x23), fuel...)
 	c = append(c, 0x41, 0x01, 0x6b, 0x24)
 	return append(c, fuel...)
+}
+
+// bulkCost is what a bulk memory or table instruction takes from $fuel:
+// it may touch megabytes, so a run of them must reach Go (for a stop or a
+// collection) after a few, not after fuelPerRefuel.
+const bulkCost = fuelPerRefuel / 8
+
+// bulkCheck is the code placed before every bulk instruction:
+//
+//	global.get $fuel  i32.const bulkCost  i32.lt_u  if  call $refuel  end
+//	global.get $fuel  i32.const bulkCost  i32.sub  global.set $fuel
+//
+// $refuel fills $fuel to more than bulkCost, so it never goes below 0.
+func (m *moduleShape) bulkCheck() []byte {
+	fuel := appendU32(nil, m.fuelGlobal())
+	cost := appendS32(nil, bulkCost)
+	c := append(append(append(append([]byte{0x23}, fuel...), 0x41), cost...), 0x49, 0x04, 0x40, 0x10)
+	c = append(appendU32(c, m.refuelFunc()), 0x0b)
+	c = append(append(append(append(c, 0x23), fuel...), 0x41), cost...)
+	c = append(c, 0x6b, 0x24)
+	return append(c, fuel...)
+}
+
+// boundTables returns the table section with every table's maximum at
+// most maxTableEntries, refusing a table whose minimum is past it: wazero
+// allocates a table's references whole, and a table grown without bound
+// would take the venue's memory (a memory limit covers linear memory only).
+func boundTables(body []byte) ([]byte, error) {
+	r := &reader{b: body}
+	n := r.count()
+	out := appendU32(make([]byte, 0, len(body)+8), n)
+	for i := range n {
+		ref, flags, least := r.byte(), r.byte(), r.u32()
+		most := uint32(maxTableEntries)
+		if flags&1 != 0 {
+			most = min(r.u32(), maxTableEntries)
+		}
+		if r.err != nil {
+			return nil, r.err
+		}
+		if least > maxTableEntries {
+			return nil, fmt.Errorf("%w: table %d starts with %d entries; the venue takes at most %d", errMalformed, i, least, maxTableEntries)
+		}
+		out = appendU32(appendU32(append(out, ref, 0x01), least), most)
+	}
+	if r.err == nil && r.p != len(body) {
+		return nil, fmt.Errorf("%w: bytes after the last table", errMalformed)
+	}
+	return out, r.err
 }
 
 // refuelBody is $refuel's code (no locals):

@@ -57,19 +57,21 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check := m.check()
+	check, bulk := m.check(), m.bulkCheck()
+	// The instrumented code may name the host's globals and function.
+	lim := codeLimits{globals: m.interruptGlobal() + 1, funcs: m.refuelFunc() + 1}
 	secs, err = splitSections(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range secs {
 		if s.id == secCode {
-			checkBodies(t, s.body, check)
+			checkBodies(t, s.body, check, bulk, lim)
 		}
 	}
 }
 
-func checkBodies(t *testing.T, code, check []byte) {
+func checkBodies(t *testing.T, code, check, bulk []byte, lim codeLimits) {
 	t.Helper()
 	r := &reader{b: code}
 	n := r.count()
@@ -84,12 +86,16 @@ func checkBodies(t *testing.T, code, check []byte) {
 			t.Fatalf("function %d does not start with the check or a loop", i)
 		}
 		for f.p < len(fn) {
-			loop, err := f.instruction()
+			at := f.p
+			kind, err := f.instruction(lim)
 			if err != nil {
 				t.Fatalf("function %d: %v", i, err)
 			}
-			if loop && !bytes.HasPrefix(fn[f.p:], check) {
+			if kind == opLoop && !bytes.HasPrefix(fn[f.p:], check) {
 				t.Fatalf("function %d: a loop at byte %d without the check", i, f.p)
+			}
+			if kind == opBulk && !bytes.HasSuffix(fn[:at], bulk) {
+				t.Fatalf("function %d: a bulk instruction at byte %d without the bulk check", i, at)
 			}
 		}
 	}
@@ -220,5 +226,69 @@ func FuzzInstrument(f *testing.F) {
 			return
 		}
 		mustBeInstrumented(t, module, out)
+	})
+}
+
+// TestInstrument_Bounds checks what instrument refuses or bounds so that a
+// module cannot reach the host's own globals and function, nor make the
+// compiler or an instance take time or memory without end.
+func TestInstrument_Bounds(t *testing.T) {
+	one := func(body ...byte) []byte { return buildModule(nil, []wfunc{{export: "f", body: body}}, 1) }
+	table := func(module []byte, limits ...byte) []byte {
+		return insertSection(module, secTable, append([]byte{0x01, 0x70}, limits...))
+	}
+	for _, tc := range []struct {
+		name, want string
+		module     []byte
+	}{
+		{"setting the host's countdown", "global 1 at byte", one(0x41, 0x00, 0x24, 0x01)},
+		{"reading a global that is not there", "global 0 at byte", one(0x23, 0x00, 0x1a)},
+		{"calling the host's function", "function 1 at byte", one(0x10, 0x01)},
+		{"a reference to the host's function", "function 1 at byte", one(0xd2, 0x01, 0x1a)},
+		{"a br_table past the bound", "targets; the venue takes at most 65520",
+			one(append(append([]byte{0x02, 0x40, 0x41, 0x00, 0x0e}, uleb(maxBrTable+1)...), append(bytes.Repeat([]byte{0x00}, maxBrTable+2), 0x0b)...)...)},
+		{"blocks nested too deep", "blocks nest deeper than 4096",
+			one(append(bytes.Repeat([]byte{0x02, 0x40}, maxDepth+1), bytes.Repeat([]byte{0x0b}, maxDepth+1)...)...)},
+		{"an imported global", "imports a global",
+			insertSection(one(0x01), secImport, append(append(append([]byte{0x01}, str("venue")...), str("g")...), 0x03, 0x7f, 0x00))},
+		{"an imported table", "imports a table",
+			insertSection(one(0x01), secImport, append(append(append([]byte{0x01}, str("env")...), str("t")...), 0x01, 0x70, 0x00, 0x01))},
+		{"a table too large to begin with", "starts with 134217728 entries", table(one(0x01), append([]byte{0x00}, uleb(1<<27)...)...)},
+		{"too many globals", "defines 10001 globals", insertSection(one(0x01), secGlobal, uleb(maxGlobals+1))},
+		{"too many functions", "functions; the venue takes at most", insertSection(buildModule(nil, nil, 1), secFunction, uleb(maxFunctions+1))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := instrument(tc.module)
+			if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("instrument: %v, want a refusal containing %q", err, tc.want)
+			}
+		})
+	}
+	t.Run("too many locals", func(t *testing.T) {
+		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
+		if _, err := instrumentFunc(fn, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+			t.Fatalf("instrumentFunc: %v", err)
+		}
+	})
+	t.Run("a table grows no further than the bound", func(t *testing.T) {
+		// ref.null func  i32.const 2^21  table.grow 0
+		grow := wfunc{export: "grow", results: []byte{tI32}, body: []byte{0xd0, 0x70, 0x41, 0x80, 0x80, 0x80, 0x01, 0xfc, 0x0f, 0x00}}
+		for _, limits := range [][]byte{{0x00, 0x01}, {0x01, 0x01, 0xff, 0xff, 0xff, 0xff, 0x0f}} { // no maximum; the largest
+			mod := mustInstrumented(t, table(buildModule(nil, []wfunc{grow}, 1), limits...))
+			res, err := mod.ExportedFunction("grow").Call(context.Background())
+			if err != nil || int32(res[0]) != -1 {
+				t.Fatalf("table.grow by 2^21 = %v, %v; want -1 (refused)", res, err)
+			}
+		}
+	})
+	t.Run("bulk instructions pay for their size", func(t *testing.T) {
+		// loop  i32.const 0  i32.const 0  i32.const 65536  memory.fill 0  br 0  end
+		fill := wfunc{export: "run", body: []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x41, 0x80, 0x80, 0x04, 0xfc, 0x0b, 0x00, 0x0c, 0x00, 0x0b}}
+		mod := buildModule(nil, []wfunc{fill}, 1)
+		out, err := instrument(mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustBeInstrumented(t, mod, out)
 	})
 }

@@ -2,10 +2,32 @@ package wasm
 
 import "fmt"
 
+// Static bounds on what one module may ask of the compiler and of each
+// instance: the compiler's time and memory grow with these (nesting
+// quadratically), and none of them is near what real guests use. Locals
+// and br_table targets are the JavaScript API's limits.
+const (
+	maxLocals       = 50_000  // per function
+	maxDepth        = 4_096   // blocks, loops and ifs open at once
+	maxBrTable      = 65_520  // targets of one br_table
+	maxFunctions    = 200_000 // imported and defined
+	maxGlobals      = 10_000  // defined
+	maxTableEntries = 1 << 20 // per table, also its maximum: 8 MiB of references
+)
+
+// codeLimits is what the module's code may refer to: the host's own
+// global and function come after these, and an index at or past them is
+// refused (wazero validates the instrumented module, where such an index
+// would reach the host's countdown).
+type codeLimits struct {
+	globals, funcs uint32
+}
+
 // instrumentCode rewrites the code section: each function body gets check
 // after its locals (unless it starts with a loop, whose check comes at
-// once) and after the block type of each of its loops.
-func instrumentCode(body, check []byte) ([]byte, error) {
+// once) and after the block type of each of its loops, and bulk before
+// each bulk memory or table instruction.
+func instrumentCode(body, check, bulk []byte, lim codeLimits) ([]byte, error) {
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
@@ -15,7 +37,7 @@ func instrumentCode(body, check []byte) ([]byte, error) {
 		if r.err != nil {
 			return nil, r.err
 		}
-		code, err := instrumentFunc(fn, check)
+		code, err := instrumentFunc(fn, check, bulk, lim)
 		if err != nil {
 			return nil, fmt.Errorf("function %d of the code section: %w", i, err)
 		}
@@ -29,28 +51,44 @@ func instrumentCode(body, check []byte) ([]byte, error) {
 }
 
 // instrumentFunc rewrites one function body.
-func instrumentFunc(fn, check []byte) ([]byte, error) {
+func instrumentFunc(fn, check, bulk []byte, lim codeLimits) ([]byte, error) {
 	r := &reader{b: fn}
+	locals := uint64(0)
 	for range r.count() { // local declarations: a count and a type each
-		r.u32()
+		locals += uint64(r.u32())
 		r.byte()
 	}
 	if r.err != nil {
 		return nil, r.err
 	}
+	if locals > maxLocals {
+		return nil, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
+	}
 	out := append(make([]byte, 0, len(fn)+len(check)*4), fn[:r.p]...)
 	if r.p >= len(fn) || fn[r.p] != 0x03 {
 		out = append(out, check...)
 	}
-	copied := r.p
+	copied, depth := r.p, 0
 	for r.p < len(fn) {
-		loop, err := r.instruction()
+		at := r.p
+		kind, err := r.instruction(lim)
 		if err != nil {
 			return nil, err
 		}
-		if loop {
+		switch kind {
+		case opLoop:
 			out = append(append(out, fn[copied:r.p]...), check...)
 			copied = r.p
+		case opBulk:
+			out = append(append(out, fn[copied:at]...), bulk...)
+			copied = at
+		}
+		if kind == opLoop || kind == opOpen {
+			if depth++; depth > maxDepth {
+				return nil, fmt.Errorf("%w: blocks nest deeper than %d", errMalformed, maxDepth)
+			}
+		} else if kind == opEnd {
+			depth--
 		}
 	}
 	if len(fn) == 0 || fn[len(fn)-1] != 0x0b {
@@ -59,23 +97,47 @@ func instrumentFunc(fn, check []byte) ([]byte, error) {
 	return append(out, fn[copied:]...), nil
 }
 
+// What instrumentFunc needs to know of an instruction.
+const (
+	opPlain = iota
+	opOpen  // block, if
+	opLoop
+	opEnd
+	opBulk // memory.init/copy/fill, table.init/copy/grow/fill: work in proportion to an operand
+)
+
 // instruction reads one instruction and reports whether it is a loop. Its
 // immediates are read exactly as the binary format of WebAssembly 2.0 lays
 // them out; an opcode outside it is refused, since after one the decoder
 // could not know where the next instruction starts.
-func (r *reader) instruction() (loop bool, err error) {
+func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 	at := r.p
 	op := r.byte()
 	switch {
 	case op == 0x02 || op == 0x04: // block, if
 		r.s33()
+		kind = opOpen
 	case op == 0x03: // loop
 		r.s33()
-		loop = true
-	case op == 0x0c || op == 0x0d || op == 0x10 || (op >= 0x20 && op <= 0x26) || op == 0xd2:
-		r.u32() // br, br_if, call, local.*, global.*, table.get/set, ref.func
+		kind = opLoop
+	case op == 0x0b:
+		kind = opEnd
+	case op == 0x23 || op == 0x24: // global.get, global.set
+		if i := r.u32(); r.err == nil && i >= lim.globals {
+			return 0, fmt.Errorf("%w: global %d at byte %d does not exist", errMalformed, i, at)
+		}
+	case op == 0x10 || op == 0xd2: // call, ref.func
+		if i := r.u32(); r.err == nil && i >= lim.funcs {
+			return 0, fmt.Errorf("%w: function %d at byte %d does not exist", errMalformed, i, at)
+		}
+	case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x26):
+		r.u32() // br, br_if, local.*, table.get/set
 	case op == 0x0e: // br_table
-		for range r.count() {
+		n := r.count()
+		if r.err == nil && n > maxBrTable {
+			return 0, fmt.Errorf("%w: a br_table has %d targets; the venue takes at most %d", errMalformed, n, maxBrTable)
+		}
+		for range n {
 			r.u32()
 		}
 		r.u32() // the default
@@ -100,31 +162,39 @@ func (r *reader) instruction() (loop bool, err error) {
 	case op == 0xd0: // ref.null: a reference type
 		r.byte()
 	case op == 0xfc:
-		r.prefixedFC()
+		if r.prefixedFC() {
+			kind = opBulk
+		}
 	case op == 0xfd:
 		r.prefixedSIMD()
-	case op <= 0x01 || op == 0x05 || op == 0x0b || op == 0x0f || op == 0x1a || op == 0x1b ||
+	case op <= 0x01 || op == 0x05 || op == 0x0f || op == 0x1a || op == 0x1b ||
 		op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 		// no immediates
 	default:
-		return false, fmt.Errorf("%w: instruction 0x%02x at byte %d is not WebAssembly 2.0", errMalformed, op, at)
+		return 0, fmt.Errorf("%w: instruction 0x%02x at byte %d is not WebAssembly 2.0", errMalformed, op, at)
 	}
-	return loop, r.err
+	return kind, r.err
 }
 
 // prefixedFC reads the immediates of the 0xfc instructions: saturating
-// truncations, bulk memory and table operations.
-func (r *reader) prefixedFC() {
+// truncations, bulk memory and table operations. It reports whether the
+// instruction does work in proportion to an operand.
+func (r *reader) prefixedFC() (bulk bool) {
 	switch sub := r.u32(); {
 	case sub <= 7: // trunc_sat
 	case sub == 8, sub == 10, sub == 12, sub == 14: // memory.init, memory.copy, table.init, table.copy
 		r.u32()
 		r.u32()
-	case sub == 9, sub == 11, sub == 13, sub >= 15 && sub <= 17: // data.drop, memory.fill, elem.drop, table.grow/size/fill
+		return true
+	case sub == 11, sub == 15, sub == 17: // memory.fill, table.grow, table.fill
+		r.u32()
+		return true
+	case sub == 9, sub == 13, sub == 16: // data.drop, elem.drop, table.size
 		r.u32()
 	default:
 		r.fail("0xfc instruction %d is not WebAssembly 2.0", sub)
 	}
+	return false
 }
 
 // prefixedSIMD reads the immediates of the 0xfd (vector) instructions.
