@@ -24,6 +24,13 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 	}
 	defer h.pools.release()
 	stdout, stderr := &capture{limit: h.cfg.MaxOutput}, &capture{limit: maxStderr}
+	// Output past the limit fails the job at once: a command writing on
+	// without end would otherwise run, and hold a core, until its deadline.
+	ctx, overflow := context.WithCancelCause(ctx)
+	defer overflow(nil)
+	stdout.full = func() {
+		overflow(venue.Errorf(venue.ETOOLARGE, "output of %d bytes or more exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput))
+	}
 	c := &callState{}
 	c.begin(ctx, env, op)
 	ctx = withCall(ctx, c)

@@ -124,10 +124,15 @@ type capture struct {
 	limit int
 	total int64
 	buf   bytes.Buffer
+	full  func() // if set, called once when more than limit bytes have come
 }
 
 func (c *capture) Write(p []byte) (int, error) {
+	was := c.over()
 	c.total += int64(len(p))
+	if c.full != nil && !was && c.over() {
+		c.full()
+	}
 	if room := c.limit - c.buf.Len(); room > 0 {
 		c.buf.Write(p[:min(room, len(p))])
 	}

@@ -39,7 +39,7 @@ func TestHost_Hostile(t *testing.T) {
 		{"nil dereference", gor, `{"do":"nilderef"}`, []string{"operation crashed: panic: runtime error: invalid memory address or nil pointer dereference (wasm error: unreachable)"}},
 		{"trap", cr, `{"do":"trap"}`, []string{"operation crashed: wasm error: unreachable"}},
 		{"gigantic output", gor, `{"do":"bigoutput","size":2097152}`, []string{"output of 2097154 bytes exceeds the limit of 1048576 bytes"}},
-		{"command gigantic output", goc, `{"do":"bigoutput","size":2097152}`, []string{"output of 2097154 bytes exceeds the limit of 1048576 bytes"}},
+		{"command gigantic output", goc, `{"do":"bigoutput","size":2097152}`, []string{"bytes or more exceeds the limit of 1048576 bytes"}},
 		{"call out of range", gor, badptr("call", 0xffffff00, 16), []string{"operation crashed: venue.call: the request's 16 bytes at 0xffffff00 are outside the module's memory"}},
 		{"call with negative length", gor, badptr("call", 64, 0xffffffff), []string{"operation crashed: venue.call: the request's length 4294967295 exceeds the limit of 16777216 bytes"}},
 		{"call overflowing ptr+len", gor, badptr("call", 0xfffffff0, 0x20), []string{"operation crashed: venue.call: the request's 32 bytes at 0xfffffff0 are outside"}},
