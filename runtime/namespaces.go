@@ -14,7 +14,7 @@ import (
 const maxMaterialized = 1000
 
 // errTooMany is a whole namespace too large to read at once.
-type errTooMany struct{ total int }
+type errTooMany struct{}
 
 func (e *errTooMany) Error() string {
 	return "too many entries to read at once; page through them with slice"
@@ -63,7 +63,7 @@ func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string) (
 	if len(segs) == 0 {
 		rows, total, err := e.store.ListJobs(ctx, c.DID, 0, maxMaterialized, true)
 		if err == nil && total > maxMaterialized {
-			err = &errTooMany{total}
+			err = &errTooMany{}
 		}
 		if err != nil {
 			return nil, false, err
@@ -113,7 +113,7 @@ func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessag
 	if len(segs) == 0 {
 		ids, total, err := e.store.ListAssets(ctx, 0, maxMaterialized)
 		if err == nil && total > maxMaterialized {
-			err = &errTooMany{total}
+			err = &errTooMany{}
 		}
 		if err != nil {
 			return nil, false, err

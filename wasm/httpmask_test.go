@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
 )
@@ -61,6 +62,21 @@ func (s *echoServer) requests() []*http.Request {
 	return s.seen
 }
 
+// hostHex has the Go reactor make reqs as alice and returns its job and
+// what the host answered it, which the guest hands back hex-encoded so
+// that the engine's masking of the job's output cannot hide anything.
+func (h *harness) hostHex(t *testing.T, reqs []map[string]any) (*venue.Job, []byte) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]any{"do": "hosthex", "reqs": reqs})
+	j := h.run(t, h.alice, "v/test/wasm/goreactor", string(in))
+	var out struct{ Hex string }
+	if err := json.Unmarshal(j.Output, &out); err != nil {
+		t.Fatalf("status %s, error %q, output %s", j.Status, j.Error, j.Output)
+	}
+	raw, _ := hex.DecodeString(out.Hex)
+	return j, raw
+}
+
 // TestHost_HTTPAnswersAreMasked has an uploaded guest call an echoing
 // server with a secret in every credential shape, and report what the host
 // answered, hex-encoded so that the engine's masking of the job's output
@@ -80,13 +96,7 @@ func TestHost_HTTPAnswersAreMasked(t *testing.T) {
 		{"fn": "http.request", "url": "http:///nohost/{s/ECHO_KEY}"},
 		{"fn": "http.request", "url": strings.Replace(srv.URL, "//", "//user:{s/ECHO_KEY}@", 1) + "/echo/basic"},
 	}
-	in, _ := json.Marshal(map[string]any{"do": "hosthex", "reqs": reqs})
-	j := h.run(t, h.alice, "v/test/wasm/goreactor", string(in))
-	var out struct{ Hex string }
-	if err := json.Unmarshal(j.Output, &out); err != nil {
-		t.Fatalf("status %s, error %q, output %s", j.Status, j.Error, j.Output)
-	}
-	raw, _ := hex.DecodeString(out.Hex)
+	j, raw := h.hostHex(t, reqs)
 	var a answers
 	if err := json.Unmarshal(raw, &a); err != nil || len(a.Answers) != len(reqs) {
 		t.Fatalf("answers %s: %v", raw, err)
@@ -197,13 +207,7 @@ func TestHost_HTTPCompositeCredentialsAreMasked(t *testing.T) {
 	}
 	reqs := []map[string]any{{"fn": "http.request", "url": srv.URL + "/x",
 		"secretHeaders": map[string]string{"Authorization": "s/BASIC", "X-Api-Key": "s/TOKEN"}}}
-	in, _ := json.Marshal(map[string]any{"do": "hosthex", "reqs": reqs})
-	j := h.run(t, h.alice, "v/test/wasm/goreactor", string(in))
-	var out struct{ Hex string }
-	if err := json.Unmarshal(j.Output, &out); err != nil {
-		t.Fatalf("status %s, error %q, output %s", j.Status, j.Error, j.Output)
-	}
-	raw, _ := hex.DecodeString(out.Hex)
+	_, raw := h.hostHex(t, reqs)
 	if !strings.Contains(string(raw), "401") {
 		t.Fatalf("the request did not reach the server: %s", raw)
 	}

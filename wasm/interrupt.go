@@ -116,6 +116,7 @@ type moduleShape struct {
 	voidType  int64           // index of a type [] -> [], or -1
 	seen      map[byte]bool   // sections present
 	exportsOK bool
+	tables    []byte // the table section with its bounds (boundTables)
 }
 
 // read checks the section order and counts what rewrite needs.
@@ -157,7 +158,8 @@ func (m *moduleShape) readSection(s rawSection) error {
 			return fmt.Errorf("%w: the module defines %d globals; the venue takes at most %d", errMalformed, m.defined[secGlobal], maxGlobals)
 		}
 	case secTable:
-		_, err := boundTables(s.body)
+		var err error
+		m.tables, err = boundTables(s.body)
 		return err
 	case secExport:
 		return readExports(r)
@@ -286,7 +288,7 @@ func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
 		export = append(append(export, interruptExport...), 0x03) // a global
 		return appendEntry(s.body, appendU32(export, m.interruptGlobal())...)
 	case secTable:
-		return boundTables(s.body)
+		return m.tables, nil
 	case secCode:
 		code, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()})
 		if err != nil {

@@ -33,7 +33,7 @@ type invocation struct {
 // should be.
 func decodeInvoke(b []byte) (invocation, error) {
 	if !utf8.Valid(b) {
-		return invocation{}, notUTF8(b)
+		return invocation{}, notUTF8(int64(firstNotUTF8(b)))
 	}
 	if inv, ok := quickInvoke(b); ok {
 		return inv, nil
@@ -119,19 +119,6 @@ func clipName(s string) string {
 		return s[:64] + "..."
 	}
 	return s
-}
-
-// notUTF8 words a body that is not UTF-8, naming where it stops being.
-func notUTF8(b []byte) error {
-	at := 0
-	for at < len(b) {
-		r, n := utf8.DecodeRune(b[at:])
-		if r == utf8.RuneError && n <= 1 {
-			break
-		}
-		at += n
-	}
-	return venue.Errorf(venue.EINVALID, "Request body is not valid JSON: it is not UTF-8 (byte %d); send JSON encoded as UTF-8", at)
 }
 
 // decodeError words an encoding/json failure without Go type names and

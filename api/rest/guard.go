@@ -106,7 +106,8 @@ func unescape(s string) string {
 // refuseUncleanPaths answers a path with an empty ("//") or dot ("." or
 // "..") segment with a JSON 400: Go's ServeMux would redirect it to the
 // cleaned path with an HTML body, which no API client expects. A trailing
-// slash is left to the routes.
+// slash is left to the routes. A query string that does not parse gets a
+// JSON 400 too.
 func refuseUncleanPaths(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.EscapedPath(); unclean(p) {
@@ -114,8 +115,8 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 				"Path %s has an empty or dot segment: remove doubled slashes and '.' or '..' segments", clipPath(p)))
 			return
 		}
-		// A query that does not parse reads as no query at all to the
-		// routes, which would then say a parameter is missing.
+		// It would read as no query at all to the routes, which would
+		// then say a parameter is missing.
 		if q := r.URL.RawQuery; strings.IndexByte(q, '%') >= 0 {
 			if _, err := url.ParseQuery(q); err != nil {
 				writeJSONError(w, http.StatusBadRequest, fmt.Sprintf(

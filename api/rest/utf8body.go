@@ -20,9 +20,28 @@ type utf8Body struct {
 func (b *utf8Body) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if bad := b.check(p[:n], err == io.EOF); bad >= 0 {
-		return n, venue.Errorf(venue.EINVALID, "Request body is not valid JSON: it is not UTF-8 (byte %d); send JSON encoded as UTF-8", bad)
+		return n, notUTF8(bad)
 	}
 	return n, err
+}
+
+// notUTF8 words a body that stops being UTF-8 at byte at.
+func notUTF8(at int64) error {
+	return venue.Errorf(venue.EINVALID, "Request body is not valid JSON: it is not UTF-8 (byte %d); send JSON encoded as UTF-8", at)
+}
+
+// firstNotUTF8 returns the offset of the first byte of b that does not
+// begin a valid character, len(b) if there is none.
+func firstNotUTF8(b []byte) int {
+	at := 0
+	for at < len(b) {
+		r, size := utf8.DecodeRune(b[at:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		at += size
+	}
+	return at
 }
 
 func (b *utf8Body) Close() error { return b.r.Close() }
@@ -38,13 +57,13 @@ func (b *utf8Body) check(chunk []byte, end bool) int64 {
 			b.tail = head
 			return -1
 		}
-		if r, size := utf8.DecodeRune(head); r == utf8.RuneError && size <= 1 {
+		r, size := utf8.DecodeRune(head)
+		if r == utf8.RuneError && size <= 1 {
 			return b.seen
-		} else {
-			chunk = chunk[size-len(b.tail):]
-			b.seen += int64(size)
-			b.tail = b.tail[:0]
 		}
+		chunk = chunk[size-len(b.tail):]
+		b.seen += int64(size)
+		b.tail = b.tail[:0]
 	}
 	cut := len(chunk) // where an unfinished last character begins
 	for i := len(chunk) - 1; i >= 0 && i >= len(chunk)-utf8.UTFMax+1; i-- {
@@ -59,15 +78,7 @@ func (b *utf8Body) check(chunk []byte, end bool) int64 {
 		cut = len(chunk)
 	}
 	if !utf8.Valid(chunk[:cut]) {
-		at := 0
-		for at < cut {
-			r, size := utf8.DecodeRune(chunk[at:cut])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			at += size
-		}
-		return b.seen + int64(at)
+		return b.seen + int64(firstNotUTF8(chunk[:cut]))
 	}
 	b.seen += int64(cut)
 	b.tail = append(b.tail, chunk[cut:]...)
