@@ -75,9 +75,13 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 	if maxSize <= 0 {
 		maxSize = DefaultMaxReadSize
 	}
-	v, ok, err := e.value(ctx, c, p)
+	v, ok, err := e.valueUpTo(ctx, c, p, min(maxSize, e.readCap()))
 	if tm := (*errTooMany)(nil); errors.As(err, &tm) {
 		return &ReadResult{Exists: true, Value: json.RawMessage("null"), Type: "Map", Truncated: true}, nil
+	}
+	if tl := (*errTooLarge)(nil); errors.As(err, &tl) {
+		return &ReadResult{Exists: true, Value: json.RawMessage("null"), ValueBytes: tl.size,
+			Type: "Map", Truncated: true, Size: tl.size}, nil
 	}
 	if err != nil || !ok {
 		return &ReadResult{Value: json.RawMessage("null")}, err
@@ -117,6 +121,12 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 	}
 	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
 		return e.sliceAssets(ctx, res)
+	}
+	if storedNamespace(p) {
+		err := e.sliceStored(ctx, c.DID, p.String(), res, DefaultMaxReadSize)
+		if !errors.Is(err, errWhole) {
+			return res, err
+		}
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
@@ -313,6 +323,15 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 			res.Keys[i] = id.String()
 		}
 		return res, err
+	}
+	if storedNamespace(p) {
+		err := e.listStored(ctx, c.DID, p.String(), res, limit)
+		if !errors.Is(err, errWhole) {
+			if res.Keys == nil && res.Exists {
+				res.Keys = []string{}
+			}
+			return res, err
+		}
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {

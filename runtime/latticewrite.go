@@ -27,7 +27,7 @@ func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) 
 	if err != nil {
 		return err
 	}
-	return e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+	return e.store.UpdatePaths(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
 		return setRows(rows, p.String(), v)
 	})
 }
@@ -40,7 +40,7 @@ func (e *Engine) Delete(ctx context.Context, path string) (bool, error) {
 		return false, err
 	}
 	deleted := false
-	err = e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+	err = e.store.UpdatePaths(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
 		put, del, ok, err := deleteRows(rows, p.String())
 		deleted = ok
 		return put, del, err
@@ -61,8 +61,8 @@ func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage)
 		return 0, err
 	}
 	index := 0
-	err = e.store.UpdateValues(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
-		cur, ok := assemble(rows, p.String())
+	err = e.store.UpdatePaths(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
+		cur, ok := stored(rows, p.String())
 		var list []json.RawMessage
 		if ok && json.Unmarshal(cur, &list) != nil {
 			return nil, nil, venue.Errorf(venue.EINVALID, "Cannot append to %s: it holds %s, not a vector", p, withArticle(jsonKind(cur)))
@@ -159,6 +159,18 @@ func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
 		return nil, venue.Errorf(venue.EINVALID, "Value is not valid JSON: %v", err)
 	}
 	return buf.Bytes(), nil
+}
+
+// stored is assemble for the rows UpdatePaths gives, whose rows below path
+// carry no value: a map made of them comes back as {}, enough to tell its
+// kind.
+func stored(rows []ValueRow, path string) (json.RawMessage, bool) {
+	for _, r := range rows {
+		if r.Path == path || strings.HasPrefix(path, r.Path+"/") {
+			return assemble([]ValueRow{r}, path)
+		}
+	}
+	return json.RawMessage("{}"), len(rows) > 0
 }
 
 // assemble is readValue over rows already loaded.
@@ -300,4 +312,16 @@ func withArticle(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
+}
+
+func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
+	for _, s := range rel[:len(rel)-1] {
+		next, ok := tree[s].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			tree[s] = next
+		}
+		tree = next
+	}
+	tree[rel[len(rel)-1]] = v
 }

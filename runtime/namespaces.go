@@ -3,7 +3,6 @@ package runtime
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -20,8 +19,14 @@ func (e *errTooMany) Error() string {
 	return "too many entries to read at once; page through them with slice"
 }
 
-// value returns the JSON value at p as caller c sees it.
+// value returns the JSON value at p as caller c sees it. A value assembled
+// from stored rows past readCap bytes is an *errTooLarge.
 func (e *Engine) value(ctx context.Context, c venue.Caller, p venue.Path) (json.RawMessage, bool, error) {
+	return e.valueUpTo(ctx, c, p, e.readCap())
+}
+
+// valueUpTo is value with an assembled value's budget of its own.
+func (e *Engine) valueUpTo(ctx context.Context, c venue.Caller, p venue.Path, budget int) (json.RawMessage, bool, error) {
 	segs := p.Segments
 	switch p.Namespace() {
 	case venue.NSVenue:
@@ -33,7 +38,7 @@ func (e *Engine) value(ctx context.Context, c venue.Caller, p venue.Path) (json.
 	case venue.NSAssets:
 		return e.assetsValue(ctx, segs[1:])
 	}
-	return e.readValue(ctx, c.DID, p)
+	return e.readValue(ctx, c.DID, p, budget)
 }
 
 // venueValue reads the v tree: catalog entries and venue info.
@@ -139,48 +144,6 @@ func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessag
 	}
 	v, ok := walk(meta, segs[1:])
 	return v, ok, nil
-}
-
-// readValue reads the caller's stored namespaces (w, o, g): the value stored
-// whole at the path, inside a value stored at an ancestor, or assembled from
-// the values stored below it.
-func (e *Engine) readValue(ctx context.Context, owner string, p venue.Path) (json.RawMessage, bool, error) {
-	path := p.String()
-	rows, err := e.store.ValueRows(ctx, owner, path)
-	if err != nil || len(rows) == 0 {
-		return nil, false, err
-	}
-	for _, r := range rows {
-		if r.Path == path {
-			return r.Value, true, nil
-		}
-		if strings.HasPrefix(path, r.Path+"/") {
-			rest, _ := relSegments(path, r.Path)
-			v, ok := walk(r.Value, rest)
-			return v, ok, nil
-		}
-	}
-	tree := map[string]any{}
-	for _, r := range rows {
-		rel, ok := relSegments(r.Path, path)
-		if ok {
-			plantValue(tree, rel, r.Value)
-		}
-	}
-	v, err := json.Marshal(tree)
-	return v, true, err
-}
-
-func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
-	for _, s := range rel[:len(rel)-1] {
-		next, ok := tree[s].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			tree[s] = next
-		}
-		tree = next
-	}
-	tree[rel[len(rel)-1]] = v
 }
 
 // rowsMap builds a JSON object from n keyed entries, in the order given.

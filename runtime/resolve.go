@@ -75,7 +75,7 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 			return op, err
 		}
 	case venue.NSPins, venue.NSWorkspace:
-		v, ok, err := e.readValue(ctx, c.DID, r.Path)
+		v, ok, err := e.readValue(ctx, c.DID, r.Path, e.readCap())
 		if err != nil {
 			return nil, err
 		}

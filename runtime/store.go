@@ -131,18 +131,30 @@ type SecretStore interface {
 type ValueRow struct {
 	Path  string
 	Value []byte
+	Size  int // len(Value), also when the value was left out
 }
 
 // ValueStore keeps the per-owner lattice namespaces w, o and g.
 type ValueStore interface {
-	// ValueRows returns the owner's rows related to path: the row at path,
-	// a row at any ancestor of path, and every row below path, in path order.
-	ValueRows(ctx context.Context, owner, path string) ([]ValueRow, error)
+	// ValueRows calls fn with each of the owner's rows related to path: the
+	// row at path, a row at any ancestor of path, and every row below path.
+	// They come in key order: sorted segment by segment, so ancestors come
+	// first and each map's entries come together, in key order. With
+	// sizesOnly the rows carry their Size but no Value. An error from fn
+	// stops the scan and is returned.
+	ValueRows(ctx context.Context, owner, path string, sizesOnly bool, fn func(ValueRow) error) error
 
-	// UpdateValues runs fn over the rows ValueRows would return, inside a
-	// transaction that keeps other writers of those rows out, then deletes
-	// the paths and stores the rows fn returns. If fn fails nothing changes.
+	// UpdateValues runs fn over the rows related to path, in path order,
+	// inside a transaction that keeps other writers of those rows out, then
+	// deletes the paths and stores the rows fn returns. If fn fails nothing
+	// changes.
 	UpdateValues(ctx context.Context, owner, path string,
+		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
+
+	// UpdatePaths is UpdateValues for changes that need no value below
+	// path: the rows below path come with their Size but no Value, so that
+	// replacing or deleting a large subtree never loads it.
+	UpdatePaths(ctx context.Context, owner, path string,
 		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
 }
 

@@ -20,7 +20,7 @@ func (e *Engine) venueOp(ctx context.Context, p venue.Path) (*venue.Operation, e
 		return nil, nil
 	}
 	pin := venue.Path{Segments: append([]string{venue.NSPins}, p.Segments[2:]...)}
-	v, ok, err := e.readValue(ctx, e.id.DID, pin)
+	v, ok, err := e.readValue(ctx, e.id.DID, pin, e.readCap())
 	if err != nil || !ok || len(v) == 0 || v[0] != '{' {
 		return nil, err
 	}

@@ -3,22 +3,59 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
+	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gridvenue/venue/runtime"
 	"github.com/jmoiron/sqlx"
 )
 
-// ValueRows returns the owner's rows related to path: the row at path, a row
-// at any ancestor of path, and every row below it, in path order.
-func (s *Store) ValueRows(ctx context.Context, owner, path string) ([]runtime.ValueRow, error) {
-	q, args := s.relatedValues(owner, path, "")
+// ValueRows calls fn with each of the owner's rows related to path: the
+// row at path, a row at any ancestor of path, and every row below it, in
+// key order (see keyOrder). With sizesOnly a row carries its Size and no
+// Value, and the database reads no value. The rows stream from the cursor,
+// so a caller that stops early (fn returning an error) never holds more of
+// a large subtree than it kept.
+func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly bool, fn func(runtime.ValueRow) error) error {
+	col := "value"
+	if sizesOnly {
+		col = "NULL"
+	}
+	q, args := s.relatedValues(owner, path, col, s.keyOrder(), "")
 	st, err := s.prepared(ctx, q)
 	if err != nil {
-		return nil, wrap(err, "load values at %s", path)
+		return wrap(err, "load values at %s", path)
 	}
-	rows, err := scanValues(st.QueryContext(ctx, args...))
-	return rows, wrap(err, "load values at %s", path)
+	rows, err := st.QueryContext(ctx, args...)
+	if err != nil {
+		return wrap(err, "load values at %s", path)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r runtime.ValueRow
+		if err := rows.Scan(&r.Path, &r.Value, &r.Size); err != nil {
+			return wrap(err, "load values at %s", path)
+		}
+		if err := fn(r); err != nil {
+			return err
+		}
+	}
+	return wrap(rows.Err(), "load values at %s", path)
+}
+
+// keyOrder sorts paths segment by segment: by the path with '/' replaced by
+// a byte below any a segment may hold (segments hold no control
+// characters). Plain path order differs where a key with entries below it
+// is a prefix of a sibling key that continues with a byte below '/'
+// ("a/x" sorts after "a-b", though key "a" comes before "a-b"). In key
+// order every map's entries come in the order a JSON object of them is
+// written, so a read can assemble them as they stream.
+func (s *Store) keyOrder() string {
+	if s.d.postgres() {
+		return `replace(path, '/', chr(1)) COLLATE "C"`
+	}
+	return "replace(path, '/', char(1))"
 }
 
 // UpdateValues runs fn over the rows related to path in a write transaction,
@@ -32,6 +69,20 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string) ([]runtime.Va
 // always contend for the same lock.
 func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
+	return s.updateValues(ctx, owner, path, "value", fn)
+}
+
+// UpdatePaths is UpdateValues with the rows below path carrying no value:
+// they are the ones longer than path.
+func (s *Store) UpdatePaths(ctx context.Context, owner, path string,
+	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
+	col := fmt.Sprintf("CASE WHEN length(path) > %d THEN NULL ELSE value END", utf8.RuneCountInString(path))
+	return s.updateValues(ctx, owner, path, col, fn)
+}
+
+// updateValues is UpdateValues reading the value of each row as col.
+func (s *Store) updateValues(ctx context.Context, owner, path, col string,
+	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if s.d.postgres() {
 			ns, _, _ := strings.Cut(path, "/")
@@ -39,7 +90,7 @@ func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 				return err
 			}
 		}
-		q, args := s.relatedValues(owner, path, s.d.lockRows)
+		q, args := s.relatedValues(owner, path, col, "path", s.d.lockRows)
 		rows, err := scanValues(tx.QueryContext(ctx, q, args...))
 		if err != nil {
 			return err
@@ -53,13 +104,15 @@ func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 	return wrap(err, "update values at %s", path)
 }
 
-// relatedValues returns the query of the rows related to path. Rows below
+// relatedValues returns the query of the path, the value as col and the
+// size of the rows related to path, in order of the expression order.
+// Rows below
 // path are the range (path/, path0): '0' follows '/' in ASCII, so the range
 // holds exactly the paths that continue path with a '/', and the primary key
 // serves it. Ancestors and path itself are looked up by equality.
-func (s *Store) relatedValues(owner, path, lock string) (string, []any) {
+func (s *Store) relatedValues(owner, path, col, order, lock string) (string, []any) {
 	var b strings.Builder
-	b.WriteString("SELECT path, value FROM lattice_values WHERE owner = ? AND (path IN (?")
+	b.WriteString("SELECT path, " + col + ", length(value) FROM lattice_values WHERE owner = ? AND (path IN (?")
 	args := []any{owner, path}
 	for i := range len(path) {
 		if path[i] == '/' {
@@ -67,7 +120,7 @@ func (s *Store) relatedValues(owner, path, lock string) (string, []any) {
 			args = append(args, path[:i])
 		}
 	}
-	b.WriteString(") OR (path > ? AND path < ?)) ORDER BY path")
+	b.WriteString(") OR (path > ? AND path < ?)) ORDER BY " + order)
 	b.WriteString(lock)
 	return s.d.q(b.String()), append(args, path+"/", path+"0")
 }
@@ -96,7 +149,7 @@ func scanValues(rows *dbsql.Rows, err error) ([]runtime.ValueRow, error) {
 	var out []runtime.ValueRow
 	for rows.Next() {
 		var r runtime.ValueRow
-		if err := rows.Scan(&r.Path, &r.Value); err != nil {
+		if err := rows.Scan(&r.Path, &r.Value, &r.Size); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -20,6 +21,25 @@ func paths(rows []runtime.ValueRow) []string {
 	return ps
 }
 
+// shown is rows as text, for failures.
+func shown(rows []runtime.ValueRow) []string {
+	var s []string
+	for _, r := range rows {
+		s = append(s, r.Path+"="+string(r.Value))
+	}
+	return s
+}
+
+// valueRows gathers what ValueRows gives.
+func valueRows(ctx context.Context, s runtime.Store, owner, path string) ([]runtime.ValueRow, error) {
+	var rows []runtime.ValueRow
+	err := s.ValueRows(ctx, owner, path, false, func(r runtime.ValueRow) error {
+		rows = append(rows, r)
+		return nil
+	})
+	return rows, err
+}
+
 func mustPut(t *testing.T, s runtime.Store, owner string, rows ...runtime.ValueRow) {
 	t.Helper()
 	err := s.UpdateValues(t.Context(), owner, rows[0].Path, func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
@@ -31,7 +51,7 @@ func mustPut(t *testing.T, s runtime.Store, owner string, rows ...runtime.ValueR
 }
 
 func testValueRows(t *testing.T, s runtime.Store) {
-	for i, p := range []string{"w/a", "w/ab/c", "w/a-b", "w/a0", "w/b/x", "w/b/y/z", "o/a"} {
+	for i, p := range []string{"w/a", "w/ab/c", "w/a-b", "w/a0", "w/b/x", "w/b/y/z", "o/a", "w/k/x", "w/k-b", "w/k/y"} {
 		mustPut(t, s, alice, runtime.ValueRow{Path: p, Value: fmt.Appendf(nil, `{"n":%d}`, i)})
 	}
 	mustPut(t, s, bob, runtime.ValueRow{Path: "w/b/q", Value: []byte(`"bob"`)})
@@ -43,7 +63,7 @@ func testValueRows(t *testing.T, s runtime.Store) {
 		{"row at an ancestor", alice, "w/a/x/y", []string{"w/a"}},
 		{"rows below the path", alice, "w/b", []string{"w/b/x", "w/b/y/z"}},
 		{"rows below a deeper path", alice, "w/b/y", []string{"w/b/y/z"}},
-		{"whole namespace in path order", alice, "w", []string{"w/a", "w/a-b", "w/a0", "w/ab/c", "w/b/x", "w/b/y/z"}},
+		{"whole namespace in key order", alice, "w", []string{"w/a", "w/a-b", "w/a0", "w/ab/c", "w/b/x", "w/b/y/z", "w/k/x", "w/k/y", "w/k-b"}},
 		{"sibling with a longer name is not below", alice, "w/ab", []string{"w/ab/c"}},
 		{"sibling sharing a prefix is not an ancestor", alice, "w/ab/c/d", []string{"w/ab/c"}},
 		{"unrelated path has none", alice, "w/c", nil},
@@ -52,7 +72,7 @@ func testValueRows(t *testing.T, s runtime.Store) {
 		{"unknown owner has none", "did:key:nobody", "w", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.ValueRows(t.Context(), tc.owner, tc.path)
+			rows, err := valueRows(t.Context(), s, tc.owner, tc.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,10 +81,30 @@ func testValueRows(t *testing.T, s runtime.Store) {
 			}
 		})
 	}
+	t.Run("sizes only", func(t *testing.T) {
+		var got []string
+		err := s.ValueRows(t.Context(), alice, "w/b", true, func(r runtime.ValueRow) error {
+			got = append(got, fmt.Sprintf("%s %d %q", r.Path, r.Size, r.Value))
+			return nil
+		})
+		if want := []string{`w/b/x 7 ""`, `w/b/y/z 7 ""`}; err != nil || !slices.Equal(got, want) {
+			t.Fatalf("ValueRows(sizes only) = %q, %v; want %q", got, err, want)
+		}
+	})
+	t.Run("fn's error stops the rows", func(t *testing.T) {
+		stop, n := errors.New("stop"), 0
+		err := s.ValueRows(t.Context(), alice, "w", false, func(r runtime.ValueRow) error {
+			n++
+			return stop
+		})
+		if !errors.Is(err, stop) || n != 1 {
+			t.Fatalf("ValueRows = %v after %d rows, want %v after 1", err, n, stop)
+		}
+	})
 	t.Run("values come back byte for byte", func(t *testing.T) {
-		rows, _ := s.ValueRows(t.Context(), alice, "w/a0")
+		rows, _ := valueRows(t.Context(), s, alice, "w/a0")
 		if len(rows) != 1 || string(rows[0].Value) != `{"n":3}` {
-			t.Fatalf("ValueRows = %q", rows)
+			t.Fatalf("ValueRows = %q", shown(rows))
 		}
 	})
 }
@@ -81,6 +121,30 @@ func testUpdateValues(t *testing.T, s runtime.Store) {
 			t.Fatalf("fn saw %q, %v; want %q", seen, err, want)
 		}
 	})
+	t.Run("UpdatePaths leaves out the values below the path", func(t *testing.T) {
+		mustPut(t, s, alice, runtime.ValueRow{Path: "o/p", Value: []byte(`{"a":1}`)})
+		for _, tc := range []struct {
+			name, path string
+			want       []string
+		}{
+			{"rows below", "w/t", []string{"w/t/x= 1", "w/t/y= 1"}},
+			{"the row itself", "w/t/x", []string{"w/t/x=1 1"}},
+			{"an ancestor", "o/p/a", []string{`o/p={"a":1} 7`}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				var seen []string
+				err := s.UpdatePaths(t.Context(), alice, tc.path, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+					for _, r := range rows {
+						seen = append(seen, fmt.Sprintf("%s=%s %d", r.Path, r.Value, r.Size))
+					}
+					return nil, nil, nil
+				})
+				if err != nil || !slices.Equal(seen, tc.want) {
+					t.Fatalf("fn saw %q, %v; want %q", seen, err, tc.want)
+				}
+			})
+		}
+	})
 	t.Run("fn error changes nothing and is returned", func(t *testing.T) {
 		boom := errors.New("boom")
 		err := s.UpdateValues(t.Context(), alice, "w/t", func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
@@ -89,7 +153,7 @@ func testUpdateValues(t *testing.T, s runtime.Store) {
 		if !errors.Is(err, boom) {
 			t.Fatalf("UpdateValues = %v, want %v", err, boom)
 		}
-		rows, _ := s.ValueRows(t.Context(), alice, "w/t")
+		rows, _ := valueRows(t.Context(), s, alice, "w/t")
 		if got := paths(rows); !slices.Equal(got, []string{"w/t/x", "w/t/y"}) {
 			t.Fatalf("rows after failed update = %q", got)
 		}
@@ -98,24 +162,24 @@ func testUpdateValues(t *testing.T, s runtime.Store) {
 		err := s.UpdateValues(t.Context(), alice, "w/t", func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
 			return []runtime.ValueRow{{Path: "w/t", Value: []byte(`{"x":1,"y":2}`)}}, paths(rows), nil
 		})
-		rows, _ := s.ValueRows(t.Context(), alice, "w/t/x")
+		rows, _ := valueRows(t.Context(), s, alice, "w/t/x")
 		if err != nil || len(rows) != 1 || rows[0].Path != "w/t" || string(rows[0].Value) != `{"x":1,"y":2}` {
-			t.Fatalf("rows = %q, %v", rows, err)
+			t.Fatalf("rows = %q, %v", shown(rows), err)
 		}
 	})
 	t.Run("put replaces a stored value", func(t *testing.T) {
 		mustPut(t, s, alice, runtime.ValueRow{Path: "w/t", Value: []byte(`"new"`)})
-		rows, _ := s.ValueRows(t.Context(), alice, "w/t")
+		rows, _ := valueRows(t.Context(), s, alice, "w/t")
 		if len(rows) != 1 || string(rows[0].Value) != `"new"` {
-			t.Fatalf("rows = %q", rows)
+			t.Fatalf("rows = %q", shown(rows))
 		}
 	})
 	t.Run("deleted path is gone", func(t *testing.T) {
 		err := s.UpdateValues(t.Context(), alice, "w/t", func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
 			return nil, []string{"w/t"}, nil
 		})
-		if rows, _ := s.ValueRows(t.Context(), alice, "w"); err != nil || len(rows) != 0 {
-			t.Fatalf("rows = %q, %v", rows, err)
+		if rows, _ := valueRows(t.Context(), s, alice, "w"); err != nil || len(rows) != 0 {
+			t.Fatalf("rows = %q, %v", shown(rows), err)
 		}
 	})
 }
@@ -141,9 +205,9 @@ func testUpdateValuesConcurrent(t *testing.T, s runtime.Store) {
 				})
 			}
 			wg.Wait()
-			rows, err := s.ValueRows(t.Context(), alice, counter)
+			rows, err := valueRows(t.Context(), s, alice, counter)
 			if err != nil || len(rows) != 1 || string(rows[0].Value) != strconv.Itoa(writers) {
-				t.Fatalf("counter = %q, %v; want %d", rows, err, writers)
+				t.Fatalf("counter = %q, %v; want %d", shown(rows), err, writers)
 			}
 		})
 	}

@@ -1,0 +1,79 @@
+package runtime
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// FuzzAssembler checks that the object the assembler writes from rows in
+// key order is the one encoding/json writes for the same tree, and that the
+// size it counts without values is that object's length.
+func FuzzAssembler(f *testing.F) {
+	for _, seed := range []string{
+		"a\nb",
+		"a/x\na/y/z\nb",
+		"k/x\nk-b\nk0",
+		"a\"b\n<t>\n\\",
+		"é/ü\né",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, list string) {
+		var rows [][]string
+		for _, p := range strings.Split(list, "\n") {
+			segs := strings.Split(p, "/")
+			if slices.Contains(segs, "") || strings.ContainsFunc(p, func(r rune) bool { return r < 0x20 || r == 0xfffd }) {
+				continue
+			}
+			rows = append(rows, segs)
+		}
+		rows = prefixFree(rows)
+		slices.SortFunc(rows, slices.Compare)
+		tree := map[string]any{}
+		a := assembler{buf: []byte{}}
+		c := assembler{count: true}
+		for i, segs := range rows {
+			v := []byte(strconv.Itoa(i))
+			plantValue(tree, segs, v)
+			a.add(segs, v, len(v))
+			c.add(segs, nil, len(v))
+		}
+		if len(rows) == 0 {
+			return
+		}
+		size := a.size()
+		got := a.close()
+		want, err := json.Marshal(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Fatalf("rows %q\nassembled %s\nwant      %s", rows, got, want)
+		}
+		if size != len(got) || c.size() != len(got) {
+			t.Fatalf("size %d, counted %d, for %d bytes", size, c.size(), len(got))
+		}
+	})
+}
+
+// prefixFree drops each row that is a prefix of another or repeats one, as
+// no two stored rows ever are.
+func prefixFree(rows [][]string) [][]string {
+	var out [][]string
+	for i, r := range rows {
+		keep := true
+		for j, o := range rows {
+			if i != j && len(r) <= len(o) && slices.Equal(r, o[:len(r)]) && (len(r) < len(o) || j < i) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,253 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// A value in w, o or g is either stored whole in one row or assembled from
+// the rows below its path. Rows come from the store in key order, so a map
+// is written as its rows stream and a read never holds more than it
+// answers with: one user's thousand rows of 4 MiB cannot make the venue
+// gather gigabytes to find that they do not fit.
+
+// MaxReadSize is the most a read assembles from rows; a maxSize above it
+// (or above the largest value, when that is larger) counts as that.
+const MaxReadSize = 16 << 20
+
+// readCap is the most bytes one read assembles from rows.
+func (e *Engine) readCap() int { return max(MaxReadSize, e.maxValueSize()) }
+
+// errTooLarge is a value assembled from rows that is larger than a read's
+// budget; size is its full size.
+type errTooLarge struct{ size int }
+
+func (e *errTooLarge) Error() string { return e.Unwrap().Error() }
+
+// Unwrap gives callers other than Read, which answers truncated, a coded
+// error.
+func (e *errTooLarge) Unwrap() error {
+	return venue.Errorf(venue.ETOOLARGE, "The value is %d bytes, more than one read assembles: read its parts, or page through it with list or slice", e.size)
+}
+
+// Sentinels that end a scan of rows early; never returned to callers.
+var (
+	errWhole = errors.New("value stored whole")
+	errOver  = errors.New("over budget")
+)
+
+// assembler writes the JSON object a map's rows make, from rows given in
+// key order as their segments below the map, or only counts its bytes.
+// Each key is encoded as encoding/json encodes map keys, and each value is
+// copied as stored (compact, checked JSON).
+type assembler struct {
+	buf     []byte   // the object so far, unless counting
+	count   bool     // count bytes, write nothing
+	n       int      // bytes written or counted
+	open    []string // the previous row's segments: the open objects' keys and its own
+	scratch []byte
+}
+
+// add writes the row at segs holding value v of size bytes (v is nil when
+// counting).
+func (a *assembler) add(segs []string, v []byte, size int) {
+	l := 0
+	for l < len(segs) && l < len(a.open) && segs[l] == a.open[l] {
+		l++
+	}
+	if a.open == nil {
+		a.write("{")
+	} else {
+		if l == len(segs) || l == len(a.open) {
+			return // not below a map: no two rows nest, so never stored
+		}
+		for range len(a.open) - 1 - l {
+			a.write("}")
+		}
+		a.write(",")
+	}
+	for d := l; d < len(segs); d++ {
+		a.key(segs[d])
+		if d < len(segs)-1 {
+			a.write("{")
+		}
+	}
+	a.n += size
+	if !a.count {
+		a.buf = append(a.buf, v...)
+	}
+	a.open = segs
+}
+
+// size is the size of the object once closed.
+func (a *assembler) size() int { return a.n + len(a.open) }
+
+// close ends every open object and returns the JSON.
+func (a *assembler) close() json.RawMessage {
+	for range len(a.open) {
+		a.write("}")
+	}
+	a.open = nil
+	return a.buf
+}
+
+func (a *assembler) write(s string) {
+	a.n += len(s)
+	if !a.count {
+		a.buf = append(a.buf, s...)
+	}
+}
+
+func (a *assembler) key(k string) {
+	a.scratch = venue.AppendString(a.scratch[:0], k)
+	a.n += len(a.scratch) + 1
+	if !a.count {
+		a.buf = append(append(a.buf, a.scratch...), ':')
+	}
+}
+
+// readValue reads the caller's stored namespaces (w, o, g): the value stored
+// whole at the path, inside a value stored at an ancestor, or assembled from
+// the values stored below it. An assembled value larger than budget bytes
+// is an *errTooLarge with its size.
+func (e *Engine) readValue(ctx context.Context, owner string, p venue.Path, budget int) (json.RawMessage, bool, error) {
+	path := p.String()
+	var whole json.RawMessage
+	found := false
+	a := assembler{buf: []byte{}}
+	err := e.store.ValueRows(ctx, owner, path, false, func(r ValueRow) error {
+		if r.Path == path {
+			whole, found = r.Value, true
+			return errWhole
+		}
+		if rest, ok := relSegments(path, r.Path); ok {
+			whole, found = walk(r.Value, rest)
+			return errWhole
+		}
+		segs, _ := relSegments(r.Path, path)
+		if a.add(segs, r.Value, r.Size); a.size() > budget {
+			return errOver
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errWhole):
+		return whole, found, nil
+	case errors.Is(err, errOver):
+		size, err := e.assembledSize(ctx, owner, path)
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, true, &errTooLarge{size: size}
+	case err != nil || a.open == nil:
+		return nil, false, err
+	}
+	return a.close(), true, nil
+}
+
+// assembledSize counts the bytes of the value assembled from the rows below
+// path, reading their sizes but not their values.
+func (e *Engine) assembledSize(ctx context.Context, owner, path string) (int, error) {
+	a := assembler{count: true}
+	err := e.store.ValueRows(ctx, owner, path, true, func(r ValueRow) error {
+		if segs, ok := relSegments(r.Path, path); ok {
+			a.add(segs, nil, r.Size)
+		}
+		return nil
+	})
+	return a.size(), err
+}
+
+// storedNamespace reports whether the values at p are the caller's stored
+// rows (w, o, g), which list and slice stream from the store.
+func storedNamespace(p venue.Path) bool {
+	switch p.Namespace() {
+	case venue.NSWorkspace, venue.NSPins, venue.NSAgents:
+		return true
+	}
+	return false
+}
+
+// listStored fills res with a page of the keys of the map assembled from
+// the rows below path, counting all of them, from their paths alone. It
+// returns errWhole when a value is stored whole at path or an ancestor.
+func (e *Engine) listStored(ctx context.Context, owner, path string, res *ListResult, limit int) error {
+	last := ""
+	err := e.store.ValueRows(ctx, owner, path, true, func(r ValueRow) error {
+		segs, ok := relSegments(r.Path, path)
+		if !ok {
+			return errWhole
+		}
+		if res.Count > 0 && segs[0] == last {
+			return nil
+		}
+		if last = segs[0]; res.Count >= res.Offset && res.Count < res.Offset+limit {
+			res.Keys = append(res.Keys, last)
+		}
+		res.Count++
+		return nil
+	})
+	if err == nil && res.Count > 0 {
+		res.Exists, res.Type = true, "Map"
+	}
+	return err
+}
+
+// sliceStored fills res with a page of the entries of the map assembled
+// from the rows below path, counting all of them; entries outside the page
+// stream past unkept. A page over budget bytes is EINVALID. It returns
+// errWhole when a value is stored whole at path or an ancestor.
+func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *SliceResult, budget int) error {
+	var (
+		key  string
+		a    assembler
+		kept int // bytes of the page's finished entries
+	)
+	flush := func() {
+		if a.open != nil {
+			v := a.close()
+			kept += len(key) + len(v)
+			res.Values = append(res.Values, entry(key, v))
+		}
+		a = assembler{}
+	}
+	err := e.store.ValueRows(ctx, owner, path, false, func(r ValueRow) error {
+		segs, ok := relSegments(r.Path, path)
+		if !ok {
+			return errWhole
+		}
+		if res.Count == 0 || segs[0] != key {
+			flush()
+			key = segs[0]
+			res.Count++
+		}
+		if i := res.Count - 1; i < res.Offset || i >= res.Offset+res.Limit {
+			return nil
+		}
+		if len(segs) == 1 {
+			// The entry's value is stored whole: an assembler with nothing
+			// open to close.
+			a.buf, a.n, a.open = r.Value, r.Size, segs[:0]
+		} else {
+			if a.buf == nil {
+				a.buf = []byte{}
+			}
+			a.add(segs[1:], r.Value, r.Size)
+		}
+		if kept+a.size() > budget {
+			return venue.Errorf(venue.EINVALID, "The page of %s from offset %d is over %d bytes: ask for fewer entries (limit)", path, res.Offset, budget)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	flush()
+	if res.Count > 0 {
+		res.Exists, res.Type = true, "Map"
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package runtime_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
+)
+
+// valueCountingStore counts the value bytes its ValueRows hands out.
+type valueCountingStore struct {
+	sqlStore
+	valueBytes atomic.Int64
+}
+
+func (s *valueCountingStore) ValueRows(ctx context.Context, owner, path string, sizesOnly bool, fn func(runtime.ValueRow) error) error {
+	return s.sqlStore.ValueRows(ctx, owner, path, sizesOnly, func(r runtime.ValueRow) error {
+		s.valueBytes.Add(int64(len(r.Value)))
+		return fn(r)
+	})
+}
+
+func (s *valueCountingStore) UpdatePaths(ctx context.Context, owner, path string, fn func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error)) error {
+	return s.sqlStore.UpdatePaths(ctx, owner, path, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+		for _, r := range rows {
+			s.valueBytes.Add(int64(len(r.Value)))
+		}
+		return fn(rows)
+	})
+}
+
+// pinAll stores each path's value as a row of its own.
+func pinAll(t *testing.T, h *harness, rows map[string]string) {
+	t.Helper()
+	for p, v := range rows {
+		pin(t, h, p, v)
+	}
+}
+
+func TestEngine_ReadAssemblesRows(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rows map[string]string
+		path string
+		want string
+	}{
+		{"one level", map[string]string{"w/m/b": `2`, "w/m/a": `1`}, "w/m", `{"a":1,"b":2}`},
+		{"nested maps close in place", map[string]string{"w/m/a/x": `1`, "w/m/a/y/z": `2`, "w/m/b": `3`}, "w/m",
+			`{"a":{"x":1,"y":{"z":2}},"b":3}`},
+		{"a key before a longer sibling", map[string]string{"w/m/k/x": `1`, "w/m/k-b": `2`, "w/m/k0": `3`}, "w/m",
+			`{"k":{"x":1},"k-b":2,"k0":3}`},
+		{"keys escaped as encoding/json does", map[string]string{`w/m/a"b`: `1`, "w/m/<t>": `2`}, "w/m",
+			`{"\u003ct\u003e":2,"a\"b":1}`},
+		{"values kept as stored", map[string]string{"w/m/s": `"<b>"`, "w/m/v": `[1,{"a":null}]`}, "w/m",
+			`{"s":"<b>","v":[1,{"a":null}]}`},
+		{"a whole namespace", map[string]string{"w/a": `1`, "w/b/c": `2`}, "w", `{"a":1,"b":{"c":2}}`},
+		{"a map inside", map[string]string{"w/m/a/x": `1`, "w/m/b": `3`}, "w/m/a", `{"x":1}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := mustEngine(t)
+			pinAll(t, h, tc.rows)
+			res, err := h.Read(h.alice, tc.path, 0)
+			if err != nil || !res.Exists || string(res.Value) != tc.want || res.ValueBytes != len(tc.want) {
+				t.Fatalf("Read(%s) = %s (%d bytes), %v; want %s", tc.path, res.Value, res.ValueBytes, err, tc.want)
+			}
+			if !json.Valid(res.Value) {
+				t.Fatalf("not JSON: %s", res.Value)
+			}
+			list, err := h.List(h.alice, tc.path, 0, 0)
+			var m map[string]json.RawMessage
+			json.Unmarshal(res.Value, &m)
+			if err != nil || list.Count != len(m) || len(list.Keys) != len(m) {
+				t.Fatalf("List(%s) = %+v, %v; want the %d keys of %s", tc.path, list, err, len(m), res.Value)
+			}
+			for i, k := range list.Keys {
+				if _, ok := m[k]; !ok || (i > 0 && list.Keys[i-1] >= k) {
+					t.Fatalf("List(%s) keys %q, not the sorted keys of %s", tc.path, list.Keys, res.Value)
+				}
+			}
+		})
+	}
+}
+
+func TestEngine_ReadBoundsWhatItAssembles(t *testing.T) {
+	st, err := sql.Open(context.Background(), "", sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	cs := &valueCountingStore{sqlStore: st}
+	h := mustEngineOn(t, cs)
+	value := `"` + strings.Repeat("x", 10_000) + `"`
+	for i := range 100 {
+		pin(t, h, fmt.Sprintf("w/big/%03d", i), value)
+	}
+	whole, err := h.Read(h.alice, "w/big", runtime.MaxReadSize)
+	if err != nil || whole.Truncated || whole.ValueBytes < 100*len(value) {
+		t.Fatalf("whole read: %d bytes, truncated %v, %v", whole.ValueBytes, whole.Truncated, err)
+	}
+	cs.valueBytes.Store(0)
+	res, err := h.Read(h.alice, "w/big", 50_000)
+	if err != nil || !res.Exists || !res.Truncated || res.Type != "Map" || string(res.Value) != "null" {
+		t.Fatalf("bounded read: %+v, %v", res, err)
+	}
+	if res.Size != whole.ValueBytes || res.ValueBytes != whole.ValueBytes {
+		t.Fatalf("truncated size %d/%d, want %d", res.Size, res.ValueBytes, whole.ValueBytes)
+	}
+	if got := cs.valueBytes.Load(); got > 50_000+int64(len(value)) {
+		t.Fatalf("a read of at most 50000 bytes loaded %d bytes of values", got)
+	}
+	t.Run("list reads no values", func(t *testing.T) {
+		cs.valueBytes.Store(0)
+		res, err := h.List(h.alice, "w/big", 98, 10)
+		if err != nil || res.Count != 100 || strings.Join(res.Keys, ",") != "098,099" {
+			t.Fatalf("List = %+v, %v", res, err)
+		}
+		if got := cs.valueBytes.Load(); got != 0 {
+			t.Fatalf("list loaded %d bytes of values", got)
+		}
+	})
+	t.Run("slice keeps only its page", func(t *testing.T) {
+		res, err := h.Slice(h.alice, "w/big", 10, 3)
+		if err != nil || res.Count != 100 || res.Type != "Map" || len(res.Values) != 3 ||
+			string(res.Values[0]) != `{"key":"010","value":`+value+`}` {
+			t.Fatalf("Slice = %d of %d, %v", len(res.Values), res.Count, err)
+		}
+	})
+	t.Run("a page over the read size is refused", func(t *testing.T) {
+		_, err := h.Slice(h.alice, "w/big", 0, 1000)
+		wantCode(t, err, venue.EINVALID)
+	})
+	t.Run("appending to it loads no value", func(t *testing.T) {
+		cs.valueBytes.Store(0)
+		_, err := h.Append(h.alice, "w/big", json.RawMessage(`1`))
+		wantCode(t, err, venue.EINVALID)
+		if got := cs.valueBytes.Load(); got != 0 {
+			t.Fatalf("append loaded %d bytes of values", got)
+		}
+	})
+	t.Run("replacing it loads no value", func(t *testing.T) {
+		cs.valueBytes.Store(0)
+		if err := h.Write(h.alice, "w/big", json.RawMessage(`{"small":true}`)); err != nil {
+			t.Fatal(err)
+		}
+		if got := cs.valueBytes.Load(); got != 0 {
+			t.Fatalf("the write loaded %d bytes of values", got)
+		}
+		if res, _ := h.Read(h.alice, "w/big", 0); string(res.Value) != `{"small":true}` {
+			t.Fatalf("after the write: %s", res.Value)
+		}
+	})
+	t.Run("other reads get a coded error", func(t *testing.T) {
+		big := `"` + strings.Repeat("y", runtime.DefaultMaxValueSize-10) + `"`
+		for i := range runtime.MaxReadSize/runtime.DefaultMaxValueSize + 1 {
+			pin(t, h, fmt.Sprintf("o/huge/%d", i), big)
+		}
+		_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "o/huge"})
+		wantCode(t, err, venue.ETOOLARGE)
+	})
+}
+
+func TestEngine_SliceStoredMaps(t *testing.T) {
+	h := mustEngine(t)
+	pinAll(t, h, map[string]string{"w/m/a/x": `1`, "w/m/a/y": `2`, "w/m/b": `3`, "w/m/c/d/e": `4`, "w/whole": `{"b":2,"a":1}`})
+	for _, tc := range []struct {
+		name          string
+		path          string
+		offset, limit int
+		count         int
+		want          []string
+	}{
+		{"every entry", "w/m", 0, 0, 3, []string{`{"key":"a","value":{"x":1,"y":2}}`, `{"key":"b","value":3}`, `{"key":"c","value":{"d":{"e":4}}}`}},
+		{"a page", "w/m", 1, 1, 3, []string{`{"key":"b","value":3}`}},
+		{"past the end", "w/m", 5, 1, 3, nil},
+		{"a map stored whole", "w/whole", 0, 0, 2, []string{`{"key":"a","value":1}`, `{"key":"b","value":2}`}},
+		{"inside an entry", "w/m/c", 0, 0, 1, []string{`{"key":"d","value":{"e":4}}`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := h.Slice(h.alice, tc.path, tc.offset, tc.limit)
+			if err != nil || !res.Exists || res.Count != tc.count || res.Type != "Map" {
+				t.Fatalf("Slice = %+v, %v", res, err)
+			}
+			var got []string
+			for _, v := range res.Values {
+				got = append(got, string(v))
+			}
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Fatalf("values\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+			}
+		})
+	}
+}
