@@ -193,17 +193,48 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compil
 	return c, nil
 }
 
+// startCompile compiles c's module in the background once a compile slot
+// is free. Compiling takes a core for up to seconds and several times the
+// module's size in memory, so uploads compile a few at a time whoever
+// sends them; one waiting when the host closes gives up.
 func (h *Host) startCompile(c *compiling, wasm []byte) {
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
-		c.mod, c.err = h.compile(h.bgCtx, h.box, c.key.sum, wasm)
+		select {
+		case h.slots <- struct{}{}:
+			if h.modules.abandoned(c) {
+				c.err = errAbandoned
+			} else {
+				c.mod, c.err = h.compile(h.bgCtx, h.box, c.key.sum, wasm)
+			}
+			<-h.slots
+		case <-h.bgCtx.Done():
+			c.err = errClosed
+		}
 		if c.mod != nil {
 			c.mod.entry = c
 		}
 		close(c.done)
 		h.evict(h.modules.overflow())
 	}()
+}
+
+// errAbandoned ends a compile nobody waited for any more when its turn
+// came; it is out of the cache, so the next caller compiles afresh.
+var errAbandoned = venue.Errorf(venue.EUNAVAILABLE, "the module's compile was abandoned: try again")
+
+// abandoned reports whether c, about to compile, has no caller left to
+// wait for it (their requests ended while it queued), and if so drops it
+// from the cache. The venue's own module is never abandoned.
+func (cc *compileCache) abandoned(c *compiling) bool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if c.pinned || c.waiting > 0 {
+		return false
+	}
+	delete(cc.byKey, c.key)
+	return true
 }
 
 // compile instruments wasm so that its calls can be stopped (interrupt.go),

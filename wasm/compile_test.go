@@ -114,6 +114,42 @@ func TestHost_CompileOnce(t *testing.T) {
 	}
 }
 
+// TestHost_CompileSlots checks that modules compile MaxCompiles at a time:
+// one waits while the slots are taken, and gives up when the host closes.
+func TestHost_CompileSlots(t *testing.T) {
+	h := mustHost(t, Config{MaxCompiles: 1})
+	reactor := func(n int32) []byte {
+		return buildModule(nil, []wfunc{
+			{export: "venue_abi_1"},
+			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(n)},
+			{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)},
+		}, 1)
+	}
+	wasm := reactor(8)
+	h.slots <- struct{}{} // a compile under way
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := h.Compile(ctx, wasm); err != context.DeadlineExceeded {
+		t.Fatalf("Compile with every slot taken = %v, want it to wait past its deadline", err)
+	}
+	<-h.slots
+	waitFor(t, func() bool { h.modules.mu.Lock(); defer h.modules.mu.Unlock(); return len(h.modules.byKey) == 0 })
+	if _, err := h.Compile(context.Background(), wasm); err != nil {
+		t.Fatalf("Compile once the slot is free = %v", err)
+	}
+	h.slots <- struct{}{}
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Compile(context.Background(), reactor(16)) // other bytes, a new compile
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond)
+	h.Close(context.Background())
+	if err := <-done; venue.ErrorCode(err) != venue.EUNAVAILABLE {
+		t.Fatalf("Compile waiting when the host closes = %v, want it unavailable", err)
+	}
+}
+
 // TestHost_LyingReactor checks what the host makes of a reactor whose
 // pointers point nowhere.
 func TestHost_LyingReactor(t *testing.T) {

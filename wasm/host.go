@@ -25,6 +25,7 @@ type Host struct {
 	cache   wazero.CompilationCache // nil without CacheDir
 	modCfg  wazero.ModuleConfig     // what every instance starts from
 	modules compileCache
+	slots   chan struct{} // one per compile under way (Config.MaxCompiles)
 	pools   pools
 	bg      sync.WaitGroup // compiles and the idle sweeper
 	bgCtx   context.Context
@@ -36,7 +37,7 @@ var errClosed = venue.Errorf(venue.EUNAVAILABLE, "the wasm host is closed")
 // New starts a host. Close releases it.
 func New(ctx context.Context, cfg Config) (*Host, error) {
 	cfg.setDefaults()
-	h := &Host{cfg: cfg, log: cfg.Logger}
+	h := &Host{cfg: cfg, log: cfg.Logger, slots: make(chan struct{}, cfg.MaxCompiles)}
 	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(cfg.MemoryLimitPages)
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)

@@ -12,6 +12,7 @@ type Config struct {
 	MaxOutput        int           // bytes of one operation's output; default 16 MiB
 	MaxModuleSize    int           // bytes of one module; default 64 MiB
 	MaxModules       int           // compiled modules kept, least recently used dropped first (the venue's own never); default 32
+	MaxCompiles      int           // modules compiled at once, the rest wait their turn; default half of GOMAXPROCS, at least 1
 	PoolSize         int           // idle instances kept per pool; default 2 × GOMAXPROCS
 	MaxInstances     int           // live instances of all pools and commands together; default 64
 	IdleTimeout      time.Duration // an instance idle this long is closed; default 2 minutes
@@ -26,6 +27,7 @@ func (c *Config) setDefaults() {
 	positive(&c.MaxOutput, 16<<20)
 	positive(&c.MaxModuleSize, 64<<20)
 	positive(&c.MaxModules, 32)
+	positive(&c.MaxCompiles, max(1, runtime.GOMAXPROCS(0)/2))
 	positive(&c.PoolSize, 2*runtime.GOMAXPROCS(0))
 	positive(&c.MaxInstances, 64)
 	if c.IdleTimeout <= 0 {
