@@ -88,6 +88,7 @@ type Engine struct {
 	pool       pool
 	workers    *workers
 	callers    *callerSlots
+	logs       logBudget // operations' log lines, per caller
 	writer     *writer
 	hub        hub
 	jobs       activeJobs

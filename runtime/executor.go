@@ -142,7 +142,16 @@ func (env *Env) PutSecret(ctx context.Context, name, value string) error {
 	return env.e.PutSecret(env.Context(ctx), name, value)
 }
 
-// Log records a message from the operation, tagged with its job.
+// Log records a message from the operation, tagged with its job, within
+// its caller's budget of lines (logBudget); lines over it are dropped and
+// counted in a warning at most once a minute.
 func (env *Env) Log(ctx context.Context, level slog.Level, msg string) {
+	if ok, dropped := env.e.logs.allow(env.j.caller.DID, env.e.now()); !ok {
+		if dropped > 0 {
+			env.e.log.Warn("operation log lines dropped: their caller is over its budget of log lines",
+				"job", env.j.id.String(), "op", env.j.op.Name, "dropped", dropped, "perSecond", logRate, "burst", logBurst)
+		}
+		return
+	}
 	env.e.log.Log(ctx, level, env.j.mask.text(msg), "job", env.j.id.String(), "op", env.j.op.Name)
 }

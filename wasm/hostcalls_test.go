@@ -2,11 +2,13 @@ package wasm
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
@@ -176,5 +178,34 @@ func TestHost_Log(t *testing.T) {
 				t.Errorf("the engine's log lacks %.80q", want)
 			}
 		})
+	}
+}
+
+// TestHost_LogBudget checks that a caller's log lines beyond its budget are
+// dropped, with one warning for the run of them, while other callers' lines
+// still go through.
+func TestHost_LogBudget(t *testing.T) {
+	h := mustHarness(t, Config{}, runtime.Config{}, "goreactor")
+	line := func(i int) string {
+		in, _ := json.Marshal(map[string]any{"do": "log", "level": 1, "text": fmt.Sprintf("line %d.", i)})
+		return string(in)
+	}
+	start := time.Now()
+	const n = 1500
+	for i := range n {
+		h.run(t, h.alice, "v/test/wasm/goreactor", line(i))
+	}
+	refill := int(time.Since(start).Seconds()*100) + 1 // lines the budget regained meanwhile
+	h.run(t, h.bob, "v/test/wasm/goreactor", line(n))
+	logs := h.logs.text()
+	written := strings.Count(logs, "INFO line ")
+	if written < 1000+1 || written > 1000+refill+1 || !strings.Contains(logs, "line 999.") {
+		t.Fatalf("%d of alice's %d lines and bob's written, want the first 1000, at most %d more, and bob's", written, n, refill)
+	}
+	if got := strings.Count(logs, "operation log lines dropped: their caller is over its budget of log lines"); got != 1 {
+		t.Errorf("%d warnings of dropped lines, want 1", got)
+	}
+	if !strings.Contains(logs, fmt.Sprintf("line %d.", n)) {
+		t.Error("bob's line was dropped with alice's")
 	}
 }
