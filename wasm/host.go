@@ -66,11 +66,17 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 }
 
 // sweep closes instances idle for longer than timeout, and modules the
-// compile cache kept past its bound while they were in use, until ctx ends.
+// compile cache kept past its bound while they were in use, and prunes the
+// on-disk cache at start and every diskPruneEvery, until ctx ends.
 func (h *Host) sweep(ctx context.Context, timeout time.Duration) {
 	t := time.NewTicker(max(timeout/2, 10*time.Millisecond))
 	defer t.Stop()
+	var pruned time.Time
 	for {
+		if now := time.Now(); now.Sub(pruned) >= diskPruneEvery {
+			h.pruneDisk()
+			pruned = now
+		}
 		select {
 		case <-ctx.Done():
 			return
@@ -80,6 +86,21 @@ func (h *Host) sweep(ctx context.Context, timeout time.Duration) {
 			}
 			h.evict(h.modules.overflow())
 		}
+	}
+}
+
+// diskPruneEvery is how often the on-disk cache is pruned.
+const diskPruneEvery = time.Hour
+
+func (h *Host) pruneDisk() {
+	if h.cfg.CacheDir == "" {
+		return
+	}
+	n, err := pruneDiskCache(h.cfg.CacheDir, h.cfg.CacheMaxBytes)
+	if err != nil {
+		h.log.Warn("pruning the compiled-module cache", "dir", h.cfg.CacheDir, "err", err)
+	} else if n > 0 {
+		h.log.Info("pruned the compiled-module cache", "dir", h.cfg.CacheDir, "removed", n)
 	}
 }
 

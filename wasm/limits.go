@@ -17,6 +17,7 @@ type Config struct {
 	MaxInstances     int           // live instances of all pools and commands together; default 64
 	IdleTimeout      time.Duration // an instance idle this long is closed; default 2 minutes
 	CacheDir         string        // directory of wazero's on-disk compilation cache; "" keeps none
+	CacheMaxBytes    int64         // size the on-disk cache is pruned back under (diskcache.go); default 1 GiB
 	Logger           *slog.Logger  // receives guests' log lines when no job is running; nil discards
 }
 
@@ -30,6 +31,9 @@ func (c *Config) setDefaults() {
 	positive(&c.MaxCompiles, max(1, runtime.GOMAXPROCS(0)/2))
 	positive(&c.PoolSize, 2*runtime.GOMAXPROCS(0))
 	positive(&c.MaxInstances, 64)
+	if c.CacheMaxBytes <= 0 {
+		c.CacheMaxBytes = 1 << 30
+	}
 	if c.IdleTimeout <= 0 {
 		c.IdleTimeout = 2 * time.Minute
 	}
