@@ -111,12 +111,11 @@ func splitSections(module []byte) ([]rawSection, error) {
 // the counts that place its own type, function and globals after the
 // module's, so that no existing index changes.
 type moduleShape struct {
-	imported  map[byte]uint32 // imports by kind: 0 functions, 2 memories, 3 globals
-	defined   map[byte]uint32 // entries of the type, function, memory and global sections
-	voidType  int64           // index of a type [] -> [], or -1
-	seen      map[byte]bool   // sections present
-	exportsOK bool
-	tables    []byte // the table section with its bounds (boundTables)
+	imported map[byte]uint32 // imports by kind: 0 functions, 2 memories, 3 globals
+	defined  map[byte]uint32 // entries of the type, function, memory and global sections
+	voidType int64           // index of a type [] -> [], or -1
+	seen     map[byte]bool   // sections present
+	tables   []byte          // the table section with its bounds (boundTables)
 }
 
 // read checks the section order and counts what rewrite needs.
