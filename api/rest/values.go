@@ -3,21 +3,42 @@ package rest
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/gridvenue/venue/runtime"
 )
 
+// noStore is the Cache-Control of every lattice read: the answer is the
+// caller's own view, which a shared cache must not keep.
+const noStore = "private, no-store"
+
 // ReadValueInput names a lattice path.
 type ReadValueInput struct {
-	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
-	MaxSize int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000); larger values come back truncated"`
+	Path        string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
+	MaxSize     int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000); larger values come back truncated"`
+	IfNoneMatch string `header:"If-None-Match" doc:"ETags of values the caller holds (or *): when one matches, the answer is 304 with no body"`
+}
+
+// Resolve gathers every If-None-Match line: a list header may be sent as
+// several lines, of which Huma reads only the first.
+func (in *ReadValueInput) Resolve(ctx huma.Context) []error {
+	var lines []string
+	ctx.EachHeader(func(name, value string) {
+		if strings.EqualFold(name, "If-None-Match") {
+			lines = append(lines, value)
+		}
+	})
+	in.IfNoneMatch = strings.Join(lines, ",")
+	return nil
 }
 
 // ReadValueOutput is the value at the path.
 type ReadValueOutput struct {
+	Status       int
 	CacheControl string `header:"Cache-Control"`
+	ETag         string `header:"ETag" doc:"For a present value read whole: 0x and the SHA-256 of its JSON, quoted"`
 	Body         *runtime.ReadResult
 }
 
@@ -49,7 +70,10 @@ type ListValuesOutput struct {
 
 func (s *Server) registerValues() {
 	op := s.op("read-value", http.MethodGet, "/api/v1/values/read", "Read a lattice value", "Lattice")
-	op.Description = "A job-free read of the value at a path, as the caller sees the lattice. An absent path is {\"exists\": false}, not 404."
+	op.Description = "A job-free read of the value at a path, as the caller sees the lattice. An absent path is {\"exists\": false}, not 404. " +
+		"A present value read whole has an ETag; sent back in If-None-Match, it makes the answer 304 while the value is unchanged."
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path"})
+	op.Responses["304"] = notModified()
 	huma.Register(s.api, op, s.readValue)
 	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
 	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector."
@@ -57,6 +81,8 @@ func (s *Server) registerValues() {
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
 	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector."
 	huma.Register(s.api, op, s.listValues)
+	s.registerCount()
+	s.registerInspect()
 }
 
 func (s *Server) listValues(ctx context.Context, in *ListValuesInput) (*ListValuesOutput, error) {
@@ -64,7 +90,7 @@ func (s *Server) listValues(ctx context.Context, in *ListValuesInput) (*ListValu
 	if err != nil {
 		return nil, toAPI(err)
 	}
-	return &ListValuesOutput{CacheControl: "private, no-store", Body: res}, nil
+	return &ListValuesOutput{CacheControl: noStore, Body: res}, nil
 }
 
 func (s *Server) readValue(ctx context.Context, in *ReadValueInput) (*ReadValueOutput, error) {
@@ -72,7 +98,14 @@ func (s *Server) readValue(ctx context.Context, in *ReadValueInput) (*ReadValueO
 	if err != nil {
 		return nil, toAPI(err)
 	}
-	return &ReadValueOutput{CacheControl: "private, no-store", Body: res}, nil
+	out := &ReadValueOutput{Status: http.StatusOK, CacheControl: noStore, Body: res}
+	if res.Exists && !res.Truncated {
+		out.ETag = etagOf(res.Value)
+	}
+	if out.ETag != "" && noneMatch(in.IfNoneMatch, out.ETag) {
+		out.Status, out.Body = http.StatusNotModified, nil
+	}
+	return out, nil
 }
 
 func (s *Server) sliceValues(ctx context.Context, in *SliceValuesInput) (*SliceValuesOutput, error) {
@@ -80,5 +113,5 @@ func (s *Server) sliceValues(ctx context.Context, in *SliceValuesInput) (*SliceV
 	if err != nil {
 		return nil, toAPI(err)
 	}
-	return &SliceValuesOutput{CacheControl: "private, no-store", Body: res}, nil
+	return &SliceValuesOutput{CacheControl: noStore, Body: res}, nil
 }

@@ -1,37 +1,22 @@
 package core
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/gridvenue/venue/ops/internal/input"
-	"github.com/gridvenue/venue/ops/internal/jsonv"
+	"github.com/gridvenue/venue/ops/preview"
 	"github.com/gridvenue/venue/wasm/guest"
 )
-
-// Inspect budgets, in bytes of preview text.
-const (
-	defaultBudget = 500
-	minBudget     = 10
-)
-
-// inspectReadMax is the largest value inspect reads whole; a larger one is
-// described from its listing instead of loaded into the guest.
-const inspectReadMax = 1_000_000
 
 // errPaths is the reference venue's exact message for a missing or
 // malformed 'paths' (most often 'path' sent instead).
 const errPaths = "'paths' must be a string or array of strings"
 
-// summaryKeys is how many keys of a too-large map inspect asks the host for.
-const summaryKeys = 20
-
-// maxPaths bounds the paths of one inspect: each is a host call and up to
-// inspectReadMax bytes parsed, and at the smallest budget a thousand
-// previews are already more than anyone reads.
-const maxPaths = 1000
-
+// inspect decodes its input and leaves the rendering to package preview,
+// which GET /api/v1/values/inspect shares, so that both show a value
+// alike.
 func inspect(in json.RawMessage) (any, error) {
 	var p struct {
 		Paths   json.RawMessage `json:"paths"`
@@ -45,27 +30,19 @@ func inspect(in json.RawMessage) (any, error) {
 	if paths == nil {
 		return nil, guest.Errorf(errPaths)
 	}
-	if len(paths) > maxPaths {
-		return nil, guest.Errorf("'paths' lists %d paths; inspect takes at most %d paths at a time", len(paths), maxPaths)
+	if len(paths) > preview.MaxPaths {
+		return nil, guest.Errorf("'paths' lists %d paths; inspect takes at most %d paths at a time", len(paths), preview.MaxPaths)
 	}
 	budget, err := budgetOf(p.Budget)
 	if err != nil {
 		return nil, err
 	}
-	share := max(budget/len(paths), minBudget)
-	r := newRenderer(p.Compact)
-	lines := make([]string, len(paths))
-	for i, path := range paths {
-		text, err := r.path(path, share)
-		if err != nil {
-			return nil, err
-		}
-		lines[i] = text
-		if !single {
-			lines[i] = path + r.colon() + text
-		}
+	text, err := preview.Inspect(context.Background(), hostReader{}, paths,
+		preview.Options{Budget: budget, Compact: p.Compact, Label: !single})
+	if err != nil {
+		return nil, err
 	}
-	return map[string]string{"result": strings.Join(lines, "\n")}, nil
+	return map[string]string{"result": text}, nil
 }
 
 // parsePaths accepts a non-empty string or a non-empty array of non-empty
@@ -94,14 +71,18 @@ func parsePaths(raw json.RawMessage) (paths []string, single bool) {
 // budgetOf reads budget: default 500, at least 10.
 func budgetOf(n *json.Number) (int, error) {
 	if n == nil {
-		return defaultBudget, nil
+		return preview.DefaultBudget, nil
 	}
 	f, err := n.Float64()
 	if err != nil {
 		return 0, fmt.Errorf("'budget' must be a number of bytes, got %s", *n)
 	}
-	return max(int(f), minBudget), nil
+	return max(int(f), preview.MinBudget), nil
 }
+
+// hostReader reads the lattice through the host's lattice functions, which
+// check the job's caller's capabilities.
+type hostReader struct{}
 
 // readResult is the part of the host's lattice.read result inspect uses.
 type readResult struct {
@@ -113,62 +94,20 @@ type readResult struct {
 	Truncated  bool            `json:"truncated"`
 }
 
-// path previews the value at path in about budget bytes.
-func (r renderer) path(path string, budget int) (string, error) {
+func (hostReader) Read(_ context.Context, path string, maxSize int) (preview.ReadResult, error) {
 	var res readResult
-	err := guest.Call("lattice.read", map[string]any{"path": path, "maxSize": inspectReadMax}, &res)
-	switch {
-	case err != nil:
-		return "", err
-	case !res.Exists:
-		return strings.TrimSpace(r.note("absent")), nil
-	case res.Truncated:
-		return r.large(path, res, budget)
+	if err := guest.Call("lattice.read", map[string]any{"path": path, "maxSize": maxSize}, &res); err != nil {
+		return preview.ReadResult{}, err
 	}
-	v, err := jsonv.Parse(res.Value)
-	if err != nil {
-		return "", fmt.Errorf("value at %s: %v", path, err)
-	}
-	return r.value(v, budget), nil
+	return preview.ReadResult{Exists: res.Exists, Value: res.Value, Truncated: res.Truncated,
+		Type: res.Type, Size: max(res.Size, res.ValueBytes)}, nil
 }
 
-// large describes a value too big to read whole, from its listing.
-func (r renderer) large(path string, res readResult, budget int) (string, error) {
-	size := max(res.Size, res.ValueBytes)
+func (hostReader) Keys(_ context.Context, path string, limit int) (int, []string, error) {
 	var l struct {
 		Count int      `json:"count"`
 		Keys  []string `json:"keys"`
 	}
-	if res.Type == "Map" || res.Type == "Vector" {
-		if err := guest.Call("lattice.list", map[string]any{"path": path, "limit": summaryKeys}, &l); err != nil {
-			return "", err
-		}
-	}
-	switch res.Type {
-	case "Map":
-		return r.largeMap(l.Count, l.Keys, size, budget), nil
-	case "Vector":
-		return "[…" + r.note(fmt.Sprintf("%d items, %d bytes", l.Count, size)) + "]", nil
-	case "String":
-		return `"…"` + r.note(fmt.Sprintf("%d bytes", size)), nil
-	}
-	return "…" + r.note(fmt.Sprintf("%s, %d bytes", strings.ToLower(res.Type), size)), nil
-}
-
-// largeMap names as many of the map's first keys as fit the budget.
-func (r renderer) largeMap(count int, keys []string, size, budget int) string {
-	head := fmt.Sprintf("%d keys, %d bytes", count, size)
-	text := "{…" + r.note(head) + "}"
-	for i := range keys {
-		names := strings.Join(keys[:i+1], r.comma())
-		if i+1 < count {
-			names += r.comma() + "…"
-		}
-		next := "{…" + r.note(head+": "+names) + "}"
-		if len(next) > budget {
-			break
-		}
-		text = next
-	}
-	return text
+	err := guest.Call("lattice.list", map[string]any{"path": path, "limit": limit}, &l)
+	return l.Count, l.Keys, err
 }

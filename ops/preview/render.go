@@ -1,4 +1,4 @@
-package core
+package preview
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/gridvenue/venue/ops/internal/jsonv"
 )
 
-// renderer writes the annotated JSON5-style preview core:inspect returns:
+// Renderer writes the annotated JSON5-style preview core:inspect returns:
 // the value's own syntax (so its types show), object keys unquoted where
 // JSON5 allows, and each cut marked with '…' and a /* comment */ counting
 // what was left out:
@@ -19,34 +19,46 @@ import (
 // Budgets are soft. A value that fits is shown whole. Otherwise an object
 // divides its budget fairly among its keys, and an array gives its first
 // element all it can and shows further elements only whole; rendering stops
-// at the first member that does not fit. A value that cannot fit at all is still summarised ({…}, […],
-// "…"), so a preview may exceed a very small budget by a few bytes.
+// at the first member that does not fit. A value that cannot fit at all is
+// still summarised ({…}, […], "…"), so a preview may exceed a very small
+// budget by a few bytes.
 //
 // An object may render its members twice (see object), so rendering a
 // deep value could take time exponential in its depth, and measuring each
 // level's whole form again, time quadratic in it. The built-in module has
-// no termination checks (docs/RATIONALE.md), so a renderer counts its work
+// no termination checks (docs/RATIONALE.md), so a Renderer counts its work
 // in steps and, once they are spent, summarises whatever it has not yet
 // rendered: a preview always ends, in time linear in the value's size and
-// at most maxSteps more.
-type renderer struct {
+// at most MaxSteps more.
+type Renderer struct {
 	compact bool // no spaces after ':' and ','
 	steps   *int // work left, shared by every path of one inspect
 }
 
-// maxSteps bounds the work of one inspect: a step is a member or element
+// MaxSteps bounds the work of one inspect: a step is a member or element
 // looked at, or 64 bytes of a value measured. In the guest a step costs
 // well under a microsecond, so one inspect's rendering stays under about a
 // tenth of a second.
-const maxSteps = 200_000
+const MaxSteps = 200_000
 
-func newRenderer(compact bool) renderer {
-	steps := maxSteps
-	return renderer{compact: compact, steps: &steps}
+// NewRenderer returns a renderer, compact (no spaces after ':' and ',') or
+// not, that takes its steps from *steps; renderers given the same counter
+// share one allowance, as the paths of one inspect do. A nil steps means
+// an allowance of MaxSteps of its own.
+func NewRenderer(compact bool, steps *int) Renderer {
+	if steps == nil {
+		steps = new(int)
+		*steps = MaxSteps
+	}
+	return Renderer{compact: compact, steps: steps}
 }
 
+// Value renders v, a value of the kinds this package describes, in about
+// budget bytes.
+func (r Renderer) Value(v any, budget int) string { return r.value(v, budget) }
+
 // spend takes n steps and reports whether any were left to take.
-func (r renderer) spend(n int) bool {
+func (r Renderer) spend(n int) bool {
 	if *r.steps <= 0 {
 		return false
 	}
@@ -54,10 +66,10 @@ func (r renderer) spend(n int) bool {
 	return true
 }
 
-func (r renderer) colon() string { return r.pick(": ", ":") }
-func (r renderer) comma() string { return r.pick(", ", ",") }
+func (r Renderer) colon() string { return r.pick(": ", ":") }
+func (r Renderer) comma() string { return r.pick(", ", ",") }
 
-func (r renderer) pick(spaced, compact string) string {
+func (r Renderer) pick(spaced, compact string) string {
 	if r.compact {
 		return compact
 	}
@@ -65,7 +77,7 @@ func (r renderer) pick(spaced, compact string) string {
 }
 
 // note is an annotation: " /* text */".
-func (r renderer) note(text string) string {
+func (r Renderer) note(text string) string {
 	return r.pick(" /* "+text+" */", "/*"+text+"*/")
 }
 
@@ -73,7 +85,7 @@ func (r renderer) note(text string) string {
 var summaryLen = len(`"…"`)
 
 // value renders v in about budget bytes.
-func (r renderer) value(v any, budget int) string {
+func (r Renderer) value(v any, budget int) string {
 	budget = max(budget, 0)
 	if !r.spend(1) {
 		return r.summary(v)
@@ -97,14 +109,14 @@ func (r renderer) value(v any, budget int) string {
 
 // summary is v in the fewest bytes, whatever the budget: a container or a
 // long string as {…}, […] or "…", anything else whole.
-func (r renderer) summary(v any) string {
+func (r Renderer) summary(v any) string {
 	switch v := v.(type) {
 	case []any:
 		if len(v) > 0 {
 			return "[…]"
 		}
 	case *jsonv.Object:
-		if v.Len() > 0 {
+		if len(v.Keys()) > 0 {
 			return "{…}"
 		}
 	case string:
@@ -118,13 +130,13 @@ func (r renderer) summary(v any) string {
 // whole renders all of v if that takes at most limit bytes. It gives up
 // as soon as it passes the limit, so trying costs at most limit bytes of
 // work however large v is.
-func (r renderer) whole(v any, limit int) (string, bool) {
+func (r Renderer) whole(v any, limit int) (string, bool) {
 	b := r.appendWhole(make([]byte, 0, max(0, min(limit, 1024))), v, limit)
 	r.spend(len(b) / 64)
 	return string(b), len(b) <= limit
 }
 
-func (r renderer) appendWhole(b []byte, v any, limit int) []byte {
+func (r Renderer) appendWhole(b []byte, v any, limit int) []byte {
 	switch v := v.(type) {
 	case []any:
 		b = append(b, '[')
@@ -162,7 +174,7 @@ func (r renderer) appendWhole(b []byte, v any, limit int) []byte {
 }
 
 // str quotes s, cutting it to fit and noting its full length.
-func (r renderer) str(s string, budget int) string {
+func (r Renderer) str(s string, budget int) string {
 	q := string(jsonv.AppendString(nil, s))
 	if len(q) <= budget || len(q) <= len(`"…"`) {
 		return q
@@ -191,7 +203,7 @@ func prefix(s string, n int) string {
 // array shows its first element as fully as the budget allows and the
 // next ones only whole: one element in detail says more about a list than
 // many summaries do.
-func (r renderer) array(a []any, budget int) string {
+func (r Renderer) array(a []any, budget int) string {
 	return r.members("[", "]", len(a), budget, true, func(i, avail int) string {
 		if i == 0 {
 			return r.value(a[i], avail)
@@ -208,7 +220,7 @@ func (r renderer) array(a []any, budget int) string {
 // whose values are small get all they need, the rest split what is left),
 // since its keys are its shape. It first tries to show every key, then
 // keeps room to note the keys it has to leave out.
-func (r renderer) object(o *jsonv.Object, budget int) string {
+func (r Renderer) object(o *jsonv.Object, budget int) string {
 	keys := o.Keys()
 	want := make([]int, max(0, min(len(keys), budget/minMember+1)))
 	r.spend(len(want))
@@ -230,7 +242,7 @@ func (r renderer) object(o *jsonv.Object, budget int) string {
 		if cut {
 			overhead += len(r.cut(len(keys)))
 		}
-		shares := fairShares(want, budget-overhead)
+		shares := shareList(FairShares(want, budget-overhead))
 		s := r.members("{", "}", len(keys), budget, cut, func(i, avail int) string {
 			share := 0
 			if i < len(shares) {
@@ -264,16 +276,17 @@ func (s shareList) from(i int) int {
 	return sum
 }
 
-// fairShares divides total among members wanting want[i] bytes, max-min
+// FairShares divides total among members wanting want[i] bytes, max-min
 // fairly: in order of want, each member gets what it wants or an equal
-// part of what is left, whichever is less.
-func fairShares(want []int, total int) shareList {
+// part of what is left, whichever is less. It is how an object divides its
+// budget among its keys.
+func FairShares(want []int, total int) []int {
 	order := make([]int, len(want))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return want[a] - want[b] })
-	shares := make(shareList, len(want))
+	shares := make([]int, len(want))
 	left := max(total, 0)
 	for n, i := range order {
 		shares[i] = min(want[i], left/(len(want)-n))
@@ -288,7 +301,7 @@ func fairShares(want []int, total int) shareList {
 // for, or returns "" to stop. With cut it stops at the first member that
 // does not fit and notes how many were left out; without, a member that
 // does not fit makes the whole rendering fail with "".
-func (r renderer) members(open, close string, n, budget int, cut bool, member func(i, avail int) string) string {
+func (r Renderer) members(open, close string, n, budget int, cut bool, member func(i, avail int) string) string {
 	if n == 0 {
 		return open + close
 	}
@@ -322,7 +335,7 @@ func (r renderer) members(open, close string, n, budget int, cut bool, member fu
 
 // cutAt ends a rendering after i members, noting the rest left out; with
 // no member shown it summarises the whole value.
-func (r renderer) cutAt(b *strings.Builder, i, rest int, open, close string, budget int) string {
+func (r Renderer) cutAt(b *strings.Builder, i, rest int, open, close string, budget int) string {
 	if i == 0 {
 		unit := map[string]string{"{": "keys", "[": "items"}[open]
 		full := open + "…" + r.note(fmt.Sprintf("%d %s", rest, unit)) + close
@@ -335,7 +348,7 @@ func (r renderer) cutAt(b *strings.Builder, i, rest int, open, close string, bud
 }
 
 // cut is the marker for rest members left out: "… /* 8 more */".
-func (r renderer) cut(rest int) string {
+func (r Renderer) cut(rest int) string {
 	return "…" + r.note(fmt.Sprintf("%d more", rest))
 }
 

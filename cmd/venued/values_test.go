@@ -1,0 +1,234 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// getLines sends a GET with header values given as several lines each, as
+// client.do (which sets one line a name) cannot.
+func (c *client) getLines(t *testing.T, path string, header http.Header) reply {
+	t.Helper()
+	req, err := http.NewRequest("GET", c.base+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, lines := range header {
+		for _, l := range lines {
+			req.Header.Add(name, l)
+		}
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+// TestREST_ValuesReadETag: a present value read whole has an ETag, and a
+// matching If-None-Match, in any of RFC 9110's forms, is 304 with no body.
+func TestREST_ValuesReadETag(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.run(t, "v/ops/core/write", `{"path": "w/etag/doc", "value": {"b": [1, 2], "a": "x"}}`)
+		first := c.do(t, "GET", "/api/v1/values/read?path=w/etag/doc", nil)
+		var res struct{ Value json.RawMessage }
+		first.json(t, &res)
+		sum := sha256.Sum256(res.Value)
+		etag := `"0x` + hex.EncodeToString(sum[:]) + `"`
+		if got := first.header.Get("ETag"); got != etag {
+			t.Fatalf("ETag %s, want %s (the SHA-256 of %s)", got, etag, res.Value)
+		}
+		other := `"0x` + strings.Repeat("0", 64) + `"`
+		for _, tc := range []struct {
+			name, path string
+			lines      []string // If-None-Match lines
+			status     int
+			etag       bool // the answer has an ETag
+		}{
+			{"no condition", "w/etag/doc", nil, 200, true},
+			{"the current tag", "w/etag/doc", []string{etag}, 304, true},
+			{"a weak tag compares weakly", "w/etag/doc", []string{"W/" + etag}, 304, true},
+			{"a list holding the tag", "w/etag/doc", []string{other + ` , W/"x,y", ` + etag}, 304, true},
+			{"the tag on a second line", "w/etag/doc", []string{other, etag}, 304, true},
+			{"a star", "w/etag/doc", []string{"*"}, 304, true},
+			{"a malformed member does not hide the tag", "w/etag/doc", []string{"junk, " + etag}, 304, true},
+			{"another tag", "w/etag/doc", []string{other}, 200, true},
+			{"the tag unquoted", "w/etag/doc", []string{strings.Trim(etag, `"`)}, 200, true},
+			{"an absent value has no tag, so a star does not match", "w/etag/absent", []string{"*"}, 200, false},
+			{"a truncated value has no tag", "w/etag/doc&maxSize=2", []string{"*"}, 200, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.getLines(t, "/api/v1/values/read?path="+tc.path, http.Header{"If-None-Match": tc.lines})
+				if r.status != tc.status {
+					t.Fatalf("status %d %s, want %d", r.status, r.body, tc.status)
+				}
+				if got := r.header.Get("ETag"); (got == etag) != tc.etag || !tc.etag && got != "" {
+					t.Errorf("ETag %q", got)
+				}
+				if cc := r.header.Get("Cache-Control"); cc != "private, no-store" {
+					t.Errorf("Cache-Control %q", cc)
+				}
+				if tc.status == 304 && len(r.body) != 0 {
+					t.Errorf("a 304 with a body: %s", r.body)
+				}
+			})
+		}
+		t.Run("a changed value has a new tag", func(t *testing.T) {
+			c.run(t, "v/ops/core/write", `{"path": "w/etag/doc", "value": {"b": [1, 2, 3]}}`)
+			r := c.getLines(t, "/api/v1/values/read?path=w/etag/doc", http.Header{"If-None-Match": {etag}})
+			if r.status != 200 || r.header.Get("ETag") == etag || r.header.Get("ETag") == "" {
+				t.Fatalf("status %d, ETag %q after a change", r.status, r.header.Get("ETag"))
+			}
+		})
+	})
+}
+
+// TestREST_ValuesCount: count and aggregate answer alike, with groups.
+func TestREST_ValuesCount(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.run(t, "v/ops/core/write", `{"path": "w/count/people", "value": {"ada": {"role": "eng"}, "bob": {"role": "ops"}, "cy": {"role": "eng"}, "di": {}, "ed": 7}}`)
+		c.run(t, "v/ops/core/write", `{"path": "w/count/list", "value": [{"n": 1}, {"n": 1}, {"n": "1"}, {"m": 2}]}`)
+		c.run(t, "v/ops/core/write", `{"path": "w/count/scalar", "value": "text"}`)
+		invokeJob(t, c, `{"operation": "v/test/ops/echo", "wait": true}`)
+		invokeJob(t, c, `{"operation": "v/test/ops/echo", "wait": true}`)
+		for _, tc := range []struct {
+			name, query string
+			status      int
+			want        string // the body, or a substring of the error
+		}{
+			{"a map counts its keys", "path=w/count/people", 200, `{"exists":true,"count":5}`},
+			{"a vector counts its elements", "path=w/count/list", 200, `{"exists":true,"count":4}`},
+			{"groupBy with missing fields", "path=w/count/people&groupBy=role", 200,
+				`{"exists":true,"count":5,"groups":{"eng":{"count":2},"null":{"count":2},"ops":{"count":1}}}`},
+			{"groupBy keys a number by its JSON text", "path=w/count/list&groupBy=n", 200,
+				`{"exists":true,"count":4,"groups":{"1":{"count":3},"null":{"count":1}}}`},
+			{"an absent path", "path=w/count/none", 200, `{"exists":false}`},
+			{"a scalar", "path=w/count/scalar", 200, `{"exists":false}`},
+			// Five jobs: the three writes and the two echoes.
+			{"j counts the caller's jobs", "path=j", 200, `{"exists":true,"count":5}`},
+			{"j grouped by status", "path=j&groupBy=status", 200, `{"exists":true,"count":5,"groups":{"COMPLETE":{"count":5}}}`},
+			{"no path", "groupBy=x", 400, "Missing 'path' query parameter"},
+			{"a malformed path", "path=w//x", 400, "empty segment"},
+			{"a malformed groupBy", "path=w/count/people&groupBy=a//b", 400, "empty field name"},
+			{"a groupBy too long", "path=w/count/people&groupBy=" + strings.Repeat("f", 1025), 400, "groupBy"},
+		} {
+			for _, endpoint := range []string{"count", "aggregate"} {
+				t.Run(endpoint+": "+tc.name, func(t *testing.T) {
+					r := c.do(t, "GET", "/api/v1/values/"+endpoint+"?"+tc.query, nil)
+					if r.status != tc.status {
+						t.Fatalf("status %d %s, want %d", r.status, r.body, tc.status)
+					}
+					if tc.status != 200 {
+						if msg := r.errorText(t); !strings.Contains(msg, tc.want) {
+							t.Fatalf("error %q lacks %q", msg, tc.want)
+						}
+						return
+					}
+					if got := strings.TrimSpace(string(r.body)); got != tc.want {
+						t.Fatalf("body %s, want %s", got, tc.want)
+					}
+					if cc := r.header.Get("Cache-Control"); cc != "private, no-store" {
+						t.Errorf("Cache-Control %q", cc)
+					}
+				})
+			}
+		}
+	})
+}
+
+// TestREST_ValuesInspectAgreesWithCoreInspect: /values/inspect, rendered
+// natively, gives the text core:inspect, rendered in the Wasm sandbox,
+// gives for the same lattice.
+func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
+	doc := `{"name": "Ada Lovelace", "tags": ["x", "y", "z", "w", "v", "u", "t"], "bio": "` + strings.Repeat("Lorem ipsum ", 30) +
+		`", "address": {"street": "1 Main St", "city": "London"}, "n": 42, "ok": true, "x": null, "a,b": "comma"}`
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.run(t, "v/ops/core/write", `{"path": "w/inspect/doc", "value": `+doc+`}`)
+		c.run(t, "v/ops/core/write", `{"path": "w/inspect/list", "value": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]}`)
+		c.run(t, "v/ops/core/write", `{"path": "w/inspect/a,b", "value": "a comma in a path"}`)
+		// Two rows of 600 kB assemble to a map too large to read whole,
+		// which both describe from its listing.
+		for _, k := range []string{"k1", "k2"} {
+			c.run(t, "v/ops/core/write", `{"path": "w/big/`+k+`", "value": "`+strings.Repeat("x", 600_000)+`"}`)
+		}
+		echo := invokeJob(t, c, `{"operation": "v/test/ops/echo", "input": {"hello": "inspect"}, "wait": true}`)
+		for _, tc := range []struct {
+			name    string
+			paths   []string
+			budget  int // 0: the default
+			compact bool
+		}{
+			{"a document in the default budget", []string{"w/inspect/doc"}, 0, false},
+			{"a document cut to a budget", []string{"w/inspect/doc"}, 150, false},
+			{"a tiny budget", []string{"w/inspect/doc"}, 10, false},
+			{"compact", []string{"w/inspect/doc"}, 120, true},
+			{"a map assembled from rows", []string{"w/inspect"}, 300, false},
+			{"a map too large to read whole", []string{"w/big"}, 100, false},
+			{"the caller's jobs, too large to read whole", []string{"j"}, 200, false},
+			{"a job record", []string{"j/" + echo.ID}, 200, false},
+			{"an absent path", []string{"w/inspect/none"}, 0, false},
+			{"a path with a comma", []string{"w/inspect/a,b"}, 0, false},
+			{"several paths share the budget", []string{"w/inspect/list", "w/inspect/doc", "w/inspect/none"}, 90, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				q := url.Values{"path": tc.paths}
+				in := map[string]any{"paths": tc.paths, "compact": tc.compact}
+				if len(tc.paths) == 1 {
+					in["paths"] = tc.paths[0] // the op labels a list's previews, as REST does several paths'
+				}
+				if tc.budget != 0 {
+					q.Set("budget", strconv.Itoa(tc.budget))
+					in["budget"] = tc.budget
+				}
+				if tc.compact {
+					q.Set("compact", "true")
+				}
+				var rest struct{ Result string }
+				r := c.do(t, "GET", "/api/v1/values/inspect?"+q.Encode(), nil)
+				if r.status != 200 {
+					t.Fatalf("values/inspect: %d %s", r.status, r.body)
+				}
+				r.json(t, &rest)
+				job := invokeJob(t, c, `{"operation": "v/ops/core/inspect", "wait": true, "input": `+string(mustJSON(in))+`}`)
+				out, _ := job.Output.(map[string]any)
+				if job.Status != "COMPLETE" || out["result"] != rest.Result {
+					t.Fatalf("core:inspect %s %v\nvalues/inspect %q", job.Status, job.Output, rest.Result)
+				}
+				if rest.Result == "" || r.header.Get("Cache-Control") != "private, no-store" {
+					t.Fatalf("result %q, Cache-Control %q", rest.Result, r.header.Get("Cache-Control"))
+				}
+			})
+		}
+	})
+}
+
+func TestREST_ValuesInspectRefuses(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		for _, tc := range []struct{ name, query, want string }{
+			{"no path", "budget=100", "Missing 'path' query parameter"},
+			{"a budget under 10", "path=w/x&budget=5", "budget"},
+			{"a budget that is not a number", "path=w/x&budget=lots", "Invalid integer query parameter 'budget'"},
+			{"a malformed path", "path=w//x", "empty segment"},
+			{"an unknown namespace", "path=w/x&path=q/y", "unknown namespace"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", "/api/v1/values/inspect?"+tc.query, nil)
+				if r.status != 400 {
+					t.Fatalf("status %d %s, want 400", r.status, r.body)
+				}
+				if msg := r.errorText(t); !strings.Contains(msg, tc.want) {
+					t.Fatalf("error %q lacks %q", msg, tc.want)
+				}
+			})
+		}
+	})
+}

@@ -1,0 +1,109 @@
+package preview
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// fakeReader is a lattice of JSON texts by path; a path in big reads as
+// truncated, with the listing given.
+type fakeReader struct {
+	values map[string]string
+	big    map[string]ReadResult
+	keys   func(path string, limit int) (int, []string, error)
+	err    error // returned by every Read, if set
+}
+
+func (f fakeReader) Read(_ context.Context, path string, maxSize int) (ReadResult, error) {
+	if f.err != nil {
+		return ReadResult{}, f.err
+	}
+	if r, ok := f.big[path]; ok {
+		return r, nil
+	}
+	v, ok := f.values[path]
+	if !ok {
+		return ReadResult{}, nil
+	}
+	return ReadResult{Exists: true, Value: []byte(v)}, nil
+}
+
+func (f fakeReader) Keys(_ context.Context, path string, limit int) (int, []string, error) {
+	return f.keys(path, limit)
+}
+
+func TestInspect(t *testing.T) {
+	r := fakeReader{
+		values: map[string]string{"w/a": `{"a":1,"b":[true,null]}`, "w/list": `[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]`, "w/s": `"hello"`, "w/bad": `{`},
+		big: map[string]ReadResult{
+			"w/map":  {Exists: true, Truncated: true, Type: "Map", Size: 2_000_000},
+			"w/vec":  {Exists: true, Truncated: true, Type: "Vector", Size: 3_000_000},
+			"w/str":  {Exists: true, Truncated: true, Type: "String", Size: 1_500_000},
+			"w/num":  {Exists: true, Truncated: true, Type: "Number", Size: 1_200_000},
+			"w/many": {Exists: true, Truncated: true, Type: "Map"}, // j past what one read gathers: no size
+		},
+		keys: func(path string, limit int) (int, []string, error) {
+			if limit != summaryKeys {
+				return 0, nil, errors.New("listed more keys than a summary shows")
+			}
+			switch path {
+			case "w/map":
+				return 3, []string{"alpha", "beta", "gamma"}, nil
+			case "w/many":
+				return 5000, []string{"k1", "k2"}, nil
+			}
+			return 40000, nil, nil
+		},
+	}
+	for _, tc := range []struct {
+		name  string
+		paths []string
+		opts  Options
+		want  string
+	}{
+		{"one path is bare", []string{"w/a"}, Options{}, `{a: 1, b: [true, null]}`},
+		{"labelled paths share the budget", []string{"w/list", "w/s", "w/none"}, Options{Budget: 90, Label: true},
+			"w/list: [1, 2, 3, … /* 12 more */]\nw/s: \"hello\"\nw/none: /* absent */"},
+		{"compact labels", []string{"w/s", "w/none"}, Options{Compact: true, Label: true}, "w/s:\"hello\"\nw/none:/*absent*/"},
+		{"a budget under the least counts as the least", []string{"w/a"}, Options{Budget: 1}, `{…}`},
+		{"a large map names the keys that fit", []string{"w/map"}, Options{Budget: 50}, `{… /* 3 keys, 2000000 bytes: alpha, … */}`},
+		{"a large map of unknown size", []string{"w/many"}, Options{}, `{… /* 5000 keys, 0 bytes: k1, k2, … */}`},
+		{"a large vector", []string{"w/vec"}, Options{}, `[… /* 40000 items, 3000000 bytes */]`},
+		{"a large string", []string{"w/str"}, Options{}, `"…" /* 1500000 bytes */`},
+		{"a large scalar", []string{"w/num"}, Options{}, `… /* number, 1200000 bytes */`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Inspect(context.Background(), r, tc.paths, tc.opts)
+			if err != nil || got != tc.want {
+				t.Fatalf("Inspect(%v) = %q, %v, want %q", tc.paths, got, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestInspect_Errors(t *testing.T) {
+	denied := errors.New("denied")
+	for _, tc := range []struct {
+		name  string
+		r     fakeReader
+		paths []string
+		want  string
+	}{
+		{"no paths", fakeReader{}, nil, "1 to 1000 paths"},
+		{"too many paths", fakeReader{}, make([]string, MaxPaths+1), "1 to 1000 paths"},
+		{"a reader's error", fakeReader{err: denied}, []string{"w/a"}, "denied"},
+		{"a value that is not JSON", fakeReader{values: map[string]string{"w/bad": `{`}}, []string{"w/bad"}, "value at w/bad: invalid JSON"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Inspect(context.Background(), tc.r, tc.paths, Options{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Inspect(context.Background(), fakeReader{err: denied}, []string{"w/a"}, Options{}); !errors.Is(err, denied) {
+		t.Fatalf("a reader's error comes back as %v, not as it was", err)
+	}
+}
