@@ -24,6 +24,12 @@ const MaxPaths = 1000
 // 64 MiB).
 const ReadMax = 1_000_000
 
+// ReadTotal bounds the bytes one inspect reads whole over all its paths:
+// past it, the rest are described from their listings as if too large. A
+// thousand paths of a megabyte each would otherwise parse a gigabyte for
+// one request.
+const ReadTotal = 16 * ReadMax
+
 // summaryKeys is how many keys of a too-large map inspect lists.
 const summaryKeys = 20
 
@@ -66,7 +72,8 @@ func Inspect(ctx context.Context, r Reader, paths []string, opts Options) (strin
 		budget = DefaultBudget
 	}
 	share := max(max(budget, MinBudget)/len(paths), MinBudget)
-	in := inspection{ctx: ctx, r: r, render: NewRenderer(opts.Compact, nil)}
+	left := ReadTotal
+	in := inspection{ctx: ctx, r: r, render: NewRenderer(opts.Compact, nil), readLeft: &left}
 	lines := make([]string, len(paths))
 	for i, path := range paths {
 		text, err := in.path(path, share)
@@ -81,16 +88,19 @@ func Inspect(ctx context.Context, r Reader, paths []string, opts Options) (strin
 	return strings.Join(lines, "\n"), nil
 }
 
-// inspection is one Inspect under way: its steps are shared by every path.
+// inspection is one Inspect under way: its steps and the bytes it may
+// still read are shared by every path.
 type inspection struct {
-	ctx    context.Context
-	r      Reader
-	render Renderer
+	ctx      context.Context
+	r        Reader
+	render   Renderer
+	readLeft *int
 }
 
 // path previews the value at path in about budget bytes.
 func (in inspection) path(path string, budget int) (string, error) {
-	res, err := in.r.Read(in.ctx, path, ReadMax)
+	res, err := in.r.Read(in.ctx, path, max(1, min(ReadMax, *in.readLeft)))
+	*in.readLeft -= len(res.Value)
 	switch {
 	case err != nil:
 		return "", err

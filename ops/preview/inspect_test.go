@@ -107,3 +107,42 @@ func TestInspect_Errors(t *testing.T) {
 		t.Fatalf("a reader's error comes back as %v, not as it was", err)
 	}
 }
+
+// sizedReader holds one vector of n bytes at every path, honouring maxSize,
+// and counts the bytes it hands out.
+type sizedReader struct {
+	n    int
+	read *int
+}
+
+func (s sizedReader) Read(_ context.Context, path string, maxSize int) (ReadResult, error) {
+	if s.n > maxSize {
+		return ReadResult{Exists: true, Truncated: true, Type: "Vector", Size: s.n}, nil
+	}
+	v := []byte("[" + strings.Repeat("1,", (s.n-2)/2) + "1]")
+	*s.read += len(v)
+	return ReadResult{Exists: true, Value: v}, nil
+}
+
+func (s sizedReader) Keys(context.Context, string, int) (int, []string, error) {
+	return s.n / 2, nil, nil
+}
+
+func TestInspect_ReadsAtMostReadTotal(t *testing.T) {
+	read := 0
+	paths := make([]string, 40)
+	for i := range paths {
+		paths[i] = "w/v"
+	}
+	text, err := Inspect(context.Background(), sizedReader{n: ReadMax - 10, read: &read}, paths, Options{Budget: 4000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read > ReadTotal {
+		t.Fatalf("read %d bytes for one inspect, more than ReadTotal (%d)", read, ReadTotal)
+	}
+	lines := strings.Split(text, "\n")
+	if !strings.HasPrefix(lines[0], "[1, 1") || !strings.HasPrefix(lines[len(lines)-1], "[…") {
+		t.Fatalf("first path %.40q, last %.40q: want the first rendered and the last described", lines[0], lines[len(lines)-1])
+	}
+}
