@@ -121,5 +121,23 @@ func BenchmarkReads(b *testing.B) {
 				}
 			}
 		})
+		if err := s.UpdateValues(b.Context(), "did:key:bench", "w/many", func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+			rows := make([]runtime.ValueRow, 10_000)
+			for i := range rows {
+				rows[i] = runtime.ValueRow{Path: fmt.Sprintf("w/many/%05d", i), Value: []byte(`1`)}
+			}
+			return rows, nil, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(o.name+"/values-beside-10k", func(b *testing.B) {
+			for b.Loop() {
+				n := 0
+				err := s.ValueRows(b.Context(), "did:key:bench", "w/notes/today", false, func(runtime.ValueRow) error { n++; return nil })
+				if err != nil || n != 1 {
+					b.Fatal(n, err)
+				}
+			}
+		})
 	}
 }
