@@ -75,7 +75,8 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 	if maxSize <= 0 {
 		maxSize = DefaultMaxReadSize
 	}
-	v, ok, err := e.valueUpTo(ctx, c, p, min(maxSize, e.readCap()))
+	maxSize = min(maxSize, e.readCap())
+	v, ok, err := e.valueUpTo(ctx, c, p, maxSize)
 	if tm := (*errTooMany)(nil); errors.As(err, &tm) {
 		return &ReadResult{Exists: true, Value: json.RawMessage("null"), Type: "Map", Truncated: true}, nil
 	}
@@ -94,7 +95,8 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 }
 
 // SliceResult is a page of the entries of a map or the elements of a vector.
-// Map entries are {"key", "value"} objects in key order.
+// Map entries are {"key", "value"} objects in key order (for a map stored
+// as rows, path order: see subtree.go).
 type SliceResult struct {
 	Exists bool              `json:"exists"`
 	Type   string            `json:"type,omitempty"`

@@ -28,7 +28,7 @@ func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) 
 		return err
 	}
 	return e.store.UpdatePaths(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
-		return setRows(rows, p.String(), v)
+		return e.bounded(setRows(rows, p.String(), v))
 	})
 }
 
@@ -69,7 +69,7 @@ func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage)
 		}
 		index = len(list)
 		next, _ := json.Marshal(append(list, v))
-		return setRows(rows, p.String(), next)
+		return e.bounded(setRows(rows, p.String(), next))
 	})
 	return index, err
 }
@@ -144,6 +144,18 @@ func (e *Engine) maxValueSize() int {
 		return e.cfg.MaxValueSize
 	}
 	return DefaultMaxValueSize
+}
+
+// bounded refuses a change that would store a row past the value size
+// limit: a value written inside one stored whole, or appended to one,
+// grows that row, and the value given alone may be small.
+func (e *Engine) bounded(put []ValueRow, del []string, err error) ([]ValueRow, []string, error) {
+	for _, r := range put {
+		if err == nil && len(r.Value) > e.maxValueSize() {
+			err = venue.Errorf(venue.ETOOLARGE, "Value at %s would grow to %d bytes, past the limit of %d: store its parts at paths of their own", r.Path, len(r.Value), e.maxValueSize())
+		}
+	}
+	return put, del, err
 }
 
 // checkValue compacts a value (proving it is JSON) and bounds its size.

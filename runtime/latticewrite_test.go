@@ -99,6 +99,25 @@ func TestEngine_WriteRefusals(t *testing.T) {
 		_, err := h.Append(h.alice, "w/m", json.RawMessage(`1`))
 		wantCode(t, err, venue.EINVALID)
 	})
+	half := json.RawMessage(`"` + strings.Repeat("x", 600) + `"`)
+	t.Run("a value stored whole grows past the limit", func(t *testing.T) {
+		h.Write(h.alice, "w/whole", json.RawMessage(`{"a":1}`))
+		if err := h.Write(h.alice, "w/whole/b", half); err != nil {
+			t.Fatal(err)
+		}
+		err := h.Write(h.alice, "w/whole/c", half)
+		wantCode(t, err, venue.ETOOLARGE)
+		if res, _ := h.Read(h.alice, "w/whole", 0); res.ValueBytes > 1000 {
+			t.Fatalf("the value grew to %d bytes", res.ValueBytes)
+		}
+	})
+	t.Run("a vector grows past the limit", func(t *testing.T) {
+		if _, err := h.Append(h.alice, "w/vec", half); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Append(h.alice, "w/vec", half)
+		wantCode(t, err, venue.ETOOLARGE)
+	})
 }
 
 func TestEngine_List(t *testing.T) {

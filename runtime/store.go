@@ -137,11 +137,10 @@ type ValueRow struct {
 // ValueStore keeps the per-owner lattice namespaces w, o and g.
 type ValueStore interface {
 	// ValueRows calls fn with each of the owner's rows related to path: the
-	// row at path, a row at any ancestor of path, and every row below path.
-	// They come in key order: sorted segment by segment, so ancestors come
-	// first and each map's entries come together, in key order. With
-	// sizesOnly the rows carry their Size but no Value. An error from fn
-	// stops the scan and is returned.
+	// row at path, a row at any ancestor of path, and every row below path,
+	// in path order: ancestors first, and the rows of each map's entry
+	// together. With sizesOnly the rows carry their Size but no Value. An
+	// error from fn stops the scan and is returned.
 	ValueRows(ctx context.Context, owner, path string, sizesOnly bool, fn func(ValueRow) error) error
 
 	// UpdateValues runs fn over the rows related to path, in path order,

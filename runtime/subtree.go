@@ -9,10 +9,17 @@ import (
 )
 
 // A value in w, o or g is either stored whole in one row or assembled from
-// the rows below its path. Rows come from the store in key order, so a map
-// is written as its rows stream and a read never holds more than it
-// answers with: one user's thousand rows of 4 MiB cannot make the venue
-// gather gigabytes to find that they do not fit.
+// the rows below its path. Rows come from the store in path order, in
+// which the rows of each map entry come together, so a map is written as
+// its rows stream and a read never holds more than it answers with: one
+// user's thousand rows of 4 MiB cannot make the venue gather gigabytes to
+// find that they do not fit.
+//
+// Path order is the order of a map's entries too: bytewise by key, except
+// that an entry with entries below it sorts as its key followed by '/'
+// ("k-b" before "k" when k holds a map stored as rows, after it when k is
+// stored whole). Sorting by key instead takes a sort in the database, which
+// holds every row before the first comes out.
 
 // MaxReadSize is the most a read assembles from rows; a maxSize above it
 // (or above the largest value, when that is larger) counts as that.
@@ -40,7 +47,8 @@ var (
 )
 
 // assembler writes the JSON object a map's rows make, from rows given in
-// key order as their segments below the map, or only counts its bytes.
+// path order as their segments below the map, or only counts its bytes.
+// Any order in which each entry's rows come together will do.
 // Each key is encoded as encoding/json encodes map keys, and each value is
 // copied as stored (compact, checked JSON).
 type assembler struct {
@@ -198,8 +206,10 @@ func (e *Engine) listStored(ctx context.Context, owner, path string, res *ListRe
 
 // sliceStored fills res with a page of the entries of the map assembled
 // from the rows below path, counting all of them; entries outside the page
-// stream past unkept. A page over budget bytes is EINVALID. It returns
-// errWhole when a value is stored whole at path or an ancestor.
+// stream past unkept. A page over budget bytes is EINVALID, unless it is
+// its first entry alone (up to readCap), so that paging one entry at a time
+// always works. It returns errWhole when a value is stored whole at path or
+// an ancestor.
 func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *SliceResult, budget int) error {
 	var (
 		key  string
@@ -237,7 +247,10 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 			}
 			a.add(segs[1:], r.Value, r.Size)
 		}
-		if kept+a.size() > budget {
+		switch {
+		case a.size() > e.readCap():
+			return venue.Errorf(venue.ETOOLARGE, "Entry %s of %s is over %d bytes: read its parts", key, path, e.readCap())
+		case kept > 0 && kept+a.size() > budget:
 			return venue.Errorf(venue.EINVALID, "The page of %s from offset %d is over %d bytes: ask for fewer entries (limit)", path, res.Offset, budget)
 		}
 		return nil

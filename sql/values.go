@@ -13,16 +13,17 @@ import (
 
 // ValueRows calls fn with each of the owner's rows related to path: the
 // row at path, a row at any ancestor of path, and every row below it, in
-// key order (see keyOrder). With sizesOnly a row carries its Size and no
-// Value, and the database reads no value. The rows stream from the cursor,
-// so a caller that stops early (fn returning an error) never holds more of
-// a large subtree than it kept.
+// path order. With sizesOnly a row carries its Size and no Value, and the
+// database reads no value. The rows stream from the index, unsorted by
+// anything but it, so a caller that stops early (fn returning an error)
+// has never made the database or itself hold more of a large subtree than
+// it kept.
 func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly bool, fn func(runtime.ValueRow) error) error {
 	col := "value"
 	if sizesOnly {
 		col = "NULL"
 	}
-	q, args := s.relatedValues(owner, path, col, s.keyOrder(), "")
+	q, args := s.relatedValues(owner, path, col, "")
 	st, err := s.prepared(ctx, q)
 	if err != nil {
 		return wrap(err, "load values at %s", path)
@@ -32,10 +33,9 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 		return wrap(err, "load values at %s", path)
 	}
 	defer rows.Close()
-	var key dbsql.RawBytes // the sort key, unused
 	for rows.Next() {
 		var r runtime.ValueRow
-		if err := rows.Scan(&r.Path, &r.Value, &r.Size, &key); err != nil {
+		if err := rows.Scan(&r.Path, &r.Value, &r.Size); err != nil {
 			return wrap(err, "load values at %s", path)
 		}
 		if err := fn(r); err != nil {
@@ -43,20 +43,6 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 		}
 	}
 	return wrap(rows.Err(), "load values at %s", path)
-}
-
-// keyOrder sorts paths segment by segment: by the path with '/' replaced by
-// a byte below any a segment may hold (segments hold no control
-// characters). Plain path order differs where a key with entries below it
-// is a prefix of a sibling key that continues with a byte below '/'
-// ("a/x" sorts after "a-b", though key "a" comes before "a-b"). In key
-// order every map's entries come in the order a JSON object of them is
-// written, so a read can assemble them as they stream.
-func (s *Store) keyOrder() string {
-	if s.d.postgres() {
-		return `replace(path, '/', chr(1)) COLLATE "C"`
-	}
-	return "replace(path, '/', char(1))"
 }
 
 // UpdateValues runs fn over the rows related to path in a write transaction,
@@ -91,7 +77,7 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 				return err
 			}
 		}
-		q, args := s.relatedValues(owner, path, col, "path", s.d.lockRows)
+		q, args := s.relatedValues(owner, path, col, s.d.lockRows)
 		rows, err := scanValues(tx.QueryContext(ctx, q, args...))
 		if err != nil {
 			return err
@@ -105,17 +91,22 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 	return wrap(err, "update values at %s", path)
 }
 
-// relatedValues returns the query of the path, the value as col, the size
-// and the sort key order of the rows related to path, sorted by that key.
-// Rows below path are the range (path/, path0): '0' follows '/' in ASCII,
-// so the range holds exactly the paths that continue path with a '/', and
-// the primary key serves it. Ancestors and path itself are looked up by
-// equality. Postgres searches the key for both parts of an OR of them
-// (a BitmapOr), and FOR UPDATE may lock its rows; SQLite plans that OR as
-// a scan of every row of the owner (100,000 rows made a read take 14 ms),
-// so there the two parts are a UNION ALL, each searching the key.
-func (s *Store) relatedValues(owner, path, col, order, lock string) (string, []any) {
-	sel := "SELECT path, " + col + ", length(value), " + order + " FROM lattice_values WHERE owner = ? AND "
+// relatedValues returns the query of the path, the value as col and the
+// size of the rows related to path, in path order. Rows below path are the
+// range (path/, path0): '0' follows '/' in ASCII, so the range holds
+// exactly the paths that continue path with a '/', and the primary key
+// serves it. Ancestors and path itself are looked up by equality.
+//
+// The two parts are a UNION ALL, each searching the key in path order, so
+// that both databases merge them as they stream instead of sorting: SQLite
+// planned an OR of them as a scan of every row of the owner (100,000 rows
+// made a read of one value take 14 ms), and a sort holds every row, values
+// and all, before the first comes out. FOR UPDATE (lock) is not allowed
+// with a UNION on Postgres, so a locking query there is the OR, which
+// Postgres searches as a BitmapOr; it is for writes, which load the rows
+// anyway.
+func (s *Store) relatedValues(owner, path, col, lock string) (string, []any) {
+	sel := "SELECT path, " + col + ", length(value) FROM lattice_values WHERE owner = ? AND "
 	var in strings.Builder
 	in.WriteString("path IN (?")
 	args := []any{owner, path}
@@ -127,10 +118,10 @@ func (s *Store) relatedValues(owner, path, col, order, lock string) (string, []a
 	}
 	in.WriteString(")")
 	const below = "path > ? AND path < ?"
-	if s.d.postgres() {
-		return s.d.q(sel + "(" + in.String() + " OR (" + below + ")) ORDER BY 4" + lock), append(args, path+"/", path+"0")
+	if lock != "" {
+		return s.d.q(sel + "(" + in.String() + " OR (" + below + ")) ORDER BY path" + lock), append(args, path+"/", path+"0")
 	}
-	return s.d.q(sel + in.String() + " UNION ALL " + sel + below + " ORDER BY 4" + lock), append(args, owner, path+"/", path+"0")
+	return s.d.q(sel + in.String() + " UNION ALL " + sel + below + " ORDER BY 1"), append(args, owner, path+"/", path+"0")
 }
 
 func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner string, put []runtime.ValueRow, del []string) error {
@@ -155,10 +146,9 @@ func scanValues(rows *dbsql.Rows, err error) ([]runtime.ValueRow, error) {
 	}
 	defer rows.Close()
 	var out []runtime.ValueRow
-	var key dbsql.RawBytes // the sort key, unused
 	for rows.Next() {
 		var r runtime.ValueRow
-		if err := rows.Scan(&r.Path, &r.Value, &r.Size, &key); err != nil {
+		if err := rows.Scan(&r.Path, &r.Value, &r.Size); err != nil {
 			return nil, err
 		}
 		out = append(out, r)

@@ -24,10 +24,10 @@ const MaxPaths = 1000
 // 64 MiB).
 const ReadMax = 1_000_000
 
-// ReadTotal bounds the bytes one inspect reads whole over all its paths:
-// past it, the rest are described from their listings as if too large. A
-// thousand paths of a megabyte each would otherwise parse a gigabyte for
-// one request.
+// ReadTotal bounds the bytes one inspect reads over all its paths, counting
+// each value's full size, read whole or not: once it is spent the paths
+// left are not read. A thousand paths of a large value would otherwise
+// read gigabytes for one request.
 const ReadTotal = 16 * ReadMax
 
 // summaryKeys is how many keys of a too-large map inspect lists.
@@ -99,8 +99,11 @@ type inspection struct {
 
 // path previews the value at path in about budget bytes.
 func (in inspection) path(path string, budget int) (string, error) {
-	res, err := in.r.Read(in.ctx, path, max(1, min(ReadMax, *in.readLeft)))
-	*in.readLeft -= len(res.Value)
+	if *in.readLeft <= 0 {
+		return "…" + in.render.note(fmt.Sprintf("not read: the inspect has read its %d bytes", ReadTotal)), nil
+	}
+	res, err := in.r.Read(in.ctx, path, min(ReadMax, *in.readLeft))
+	*in.readLeft -= max(len(res.Value), res.Size)
 	switch {
 	case err != nil:
 		return "", err

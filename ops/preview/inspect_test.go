@@ -142,7 +142,17 @@ func TestInspect_ReadsAtMostReadTotal(t *testing.T) {
 		t.Fatalf("read %d bytes for one inspect, more than ReadTotal (%d)", read, ReadTotal)
 	}
 	lines := strings.Split(text, "\n")
-	if !strings.HasPrefix(lines[0], "[1, 1") || !strings.HasPrefix(lines[len(lines)-1], "[…") {
-		t.Fatalf("first path %.40q, last %.40q: want the first rendered and the last described", lines[0], lines[len(lines)-1])
+	if !strings.HasPrefix(lines[0], "[1, 1") || !strings.Contains(lines[len(lines)-1], "not read") {
+		t.Fatalf("first path %.40q, last %.40q: want the first rendered and the last not read", lines[0], lines[len(lines)-1])
 	}
+	t.Run("values too large to read whole count whole", func(t *testing.T) {
+		read := 0
+		text, err := Inspect(context.Background(), sizedReader{n: 8 * ReadMax, read: &read}, paths, Options{Budget: 4000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Count(text, "not read"); got != len(paths)-2 {
+			t.Fatalf("%d paths not read, want all but the first two (16 MB of 8 MB values)", got)
+		}
+	})
 }

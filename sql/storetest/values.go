@@ -63,7 +63,7 @@ func testValueRows(t *testing.T, s runtime.Store) {
 		{"row at an ancestor", alice, "w/a/x/y", []string{"w/a"}},
 		{"rows below the path", alice, "w/b", []string{"w/b/x", "w/b/y/z"}},
 		{"rows below a deeper path", alice, "w/b/y", []string{"w/b/y/z"}},
-		{"whole namespace in key order", alice, "w", []string{"w/a", "w/a-b", "w/a0", "w/ab/c", "w/b/x", "w/b/y/z", "w/k/x", "w/k/y", "w/k-b"}},
+		{"whole namespace in path order", alice, "w", []string{"w/a", "w/a-b", "w/a0", "w/ab/c", "w/b/x", "w/b/y/z", "w/k-b", "w/k/x", "w/k/y"}},
 		{"sibling with a longer name is not below", alice, "w/ab", []string{"w/ab/c"}},
 		{"sibling sharing a prefix is not an ancestor", alice, "w/ab/c/d", []string{"w/ab/c"}},
 		{"unrelated path has none", alice, "w/c", nil},
