@@ -129,6 +129,7 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 		if !errors.Is(err, errWhole) {
 			return res, err
 		}
+		res.Count, res.Values = 0, res.Values[:0] // a write replaced the rows meanwhile
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
@@ -334,6 +335,7 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 			}
 			return res, err
 		}
+		res.Count, res.Keys = 0, nil // a write replaced the rows meanwhile
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {

@@ -42,8 +42,9 @@ func (e *errTooLarge) Unwrap() error {
 
 // Sentinels that end a scan of rows early; never returned to callers.
 var (
-	errWhole = errors.New("value stored whole")
-	errOver  = errors.New("over budget")
+	errWhole    = errors.New("value stored whole")
+	errOver     = errors.New("over budget")
+	errPageDone = errors.New("page complete")
 )
 
 // assembler writes the JSON object a map's rows make, from rows given in
@@ -234,7 +235,10 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 			key = segs[0]
 			res.Count++
 		}
-		if i := res.Count - 1; i < res.Offset || i >= res.Offset+res.Limit {
+		switch i := res.Count - 1; {
+		case i >= res.Offset+res.Limit:
+			return errPageDone
+		case i < res.Offset:
 			return nil
 		}
 		if len(segs) == 1 {
@@ -255,6 +259,12 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 		}
 		return nil
 	})
+	if errors.Is(err, errPageDone) {
+		// The rest are counted from their paths, not read.
+		var l ListResult
+		err = e.listStored(ctx, owner, path, &l, 0)
+		res.Count = l.Count
+	}
 	if err != nil {
 		return err
 	}

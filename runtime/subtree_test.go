@@ -139,11 +139,15 @@ func TestEngine_ReadBoundsWhatItAssembles(t *testing.T) {
 			t.Fatalf("list loaded %d bytes of values", got)
 		}
 	})
-	t.Run("slice keeps only its page", func(t *testing.T) {
+	t.Run("slice reads no further than its page", func(t *testing.T) {
+		cs.valueBytes.Store(0)
 		res, err := h.Slice(h.alice, "w/big", 10, 3)
 		if err != nil || res.Count != 100 || res.Type != "Map" || len(res.Values) != 3 ||
 			string(res.Values[0]) != `{"key":"010","value":`+value+`}` {
 			t.Fatalf("Slice = %d of %d, %v", len(res.Values), res.Count, err)
+		}
+		if got := cs.valueBytes.Load(); got > 14*int64(len(value)) {
+			t.Fatalf("a slice of entries 10 to 12 loaded %d bytes of values, more than the first 14 entries", got)
 		}
 	})
 	t.Run("a page over the read size is refused", func(t *testing.T) {
