@@ -145,7 +145,10 @@ func (in inspection) large(path string, res ReadResult, budget int) (string, err
 
 // largeMap names as many of the map's first keys as fit the budget.
 func (r Renderer) largeMap(count int, keys []string, size, budget int) string {
-	head := fmt.Sprintf("%d keys, %d bytes", count, size)
+	head := fmt.Sprintf("%d keys", count)
+	if size > 0 { // unknown for j and a past what one read gathers
+		head += fmt.Sprintf(", %d bytes", size)
+	}
 	text := "{…" + r.note(head) + "}"
 	for i := range keys {
 		names := strings.Join(keys[:i+1], r.comma())
