@@ -81,3 +81,15 @@ func prefixFree(rows [][]string) [][]string {
 	}
 	return out
 }
+
+func FuzzVectorIndex(f *testing.F) {
+	for _, s := range []string{"0", "7", "10", "01", "+1", "-1", "", "1e3", "99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seg string) {
+		i, err := vectorIndex(seg)
+		if err == nil && strconv.Itoa(i) != seg {
+			t.Fatalf("vectorIndex(%q) = %d: another spelling of an index", seg, i)
+		}
+	})
+}

@@ -263,7 +263,7 @@ func walk(v json.RawMessage, segs []string) (json.RawMessage, bool) {
 			v = next
 		case "Vector":
 			var a []json.RawMessage
-			i, err := strconv.Atoi(s)
+			i, err := vectorIndex(s)
 			if json.Unmarshal(v, &a) != nil || err != nil || i < 0 || i >= len(a) {
 				return nil, false
 			}
@@ -273,6 +273,16 @@ func walk(v json.RawMessage, segs []string) (json.RawMessage, bool) {
 		}
 	}
 	return v, true
+}
+
+// vectorIndex reads a path segment as an index into a vector: decimal
+// digits with no sign and no leading zero, so that each element has one
+// path ("01" and "+1" are not element 1).
+func vectorIndex(seg string) (int, error) {
+	if seg == "" || len(seg) > 1 && seg[0] == '0' || seg[0] < '0' || seg[0] > '9' {
+		return 0, strconv.ErrSyntax
+	}
+	return strconv.Atoi(seg)
 }
 
 // relSegments returns the segments of row path below base, if it is below.

@@ -42,6 +42,8 @@ func TestEngine_Read(t *testing.T) {
 		{"absent", "w/nothing/here", false, ""},
 		{"absent job", "j/" + strings.Repeat("0", 32), false, ""},
 		{"index past the end", "w/notes/tomorrow/plan/5", false, ""},
+		{"an index with a leading zero names no element", "w/notes/tomorrow/plan/00", false, ""},
+		{"an index with a sign names no element", "w/notes/tomorrow/plan/+0", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := h.Read(h.alice, tc.path, 0)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"strconv"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
@@ -258,7 +257,7 @@ func setIn(doc json.RawMessage, segs []string, v json.RawMessage) (json.RawMessa
 	case "Vector":
 		var a []json.RawMessage
 		json.Unmarshal(doc, &a)
-		i, err := strconv.Atoi(segs[0])
+		i, err := vectorIndex(segs[0])
 		if err != nil || i < 0 || i >= len(a) {
 			return nil, venue.Errorf(venue.EINVALID, "Index %q is not in the vector of %d elements: use 0 to %d, or append", segs[0], len(a), len(a)-1)
 		}
@@ -301,7 +300,7 @@ func deleteIn(doc json.RawMessage, segs []string) (json.RawMessage, bool, error)
 	case "Vector":
 		var a []json.RawMessage
 		json.Unmarshal(doc, &a)
-		i, err := strconv.Atoi(segs[0])
+		i, err := vectorIndex(segs[0])
 		if err != nil || i < 0 || i >= len(a) {
 			return doc, false, nil
 		}
