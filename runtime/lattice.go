@@ -157,15 +157,27 @@ func sliceLimit(offset, limit int) (int, error) {
 }
 
 // sliceJobs pages the caller's jobs straight from the store, which may hold
-// far more of them than one read should load.
+// far more of them than one read should load: their ids first, then each
+// record while the page has room (a record may be megabytes).
 func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult) (*SliceResult, error) {
-	rows, total, err := e.store.ListJobs(ctx, c.DID, res.Offset, res.Limit, true)
+	rows, total, err := e.store.ListJobs(ctx, c.DID, res.Offset, res.Limit, false)
 	if err != nil {
 		return nil, err
 	}
 	res.Exists, res.Type, res.Count = true, "Map", total
+	page := e.pageBudget(venue.NSJobs, res.Offset, DefaultMaxReadSize)
 	for _, r := range rows {
-		res.Values = append(res.Values, entry(r.ID.String(), r.Record))
+		row, err := e.store.Job(ctx, r.ID)
+		switch {
+		case venue.ErrorCode(err) == venue.ENOTFOUND:
+			continue // deleted meanwhile
+		case err != nil:
+			return nil, err
+		}
+		if err := page.take(r.ID.String(), len(row.Record)); err != nil {
+			return nil, err
+		}
+		res.Values = append(res.Values, entry(r.ID.String(), row.Record))
 	}
 	return res, nil
 }
@@ -178,9 +190,13 @@ func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult) (*SliceResul
 		return nil, err
 	}
 	res.Exists, res.Type, res.Count = true, "Map", total
+	page := e.pageBudget(venue.NSAssets, res.Offset, DefaultMaxReadSize)
 	for _, id := range ids {
 		meta, err := e.store.Asset(ctx, id)
 		if err != nil {
+			return nil, err
+		}
+		if err := page.take(id.String(), len(meta)); err != nil {
 			return nil, err
 		}
 		res.Values = append(res.Values, entry(id.String(), meta))

@@ -215,12 +215,12 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 	var (
 		key  string
 		a    assembler
-		kept int // bytes of the page's finished entries
+		page = e.pageBudget(path, res.Offset, budget)
 	)
 	flush := func() {
 		if a.open != nil {
 			v := a.close()
-			kept += len(key) + len(v)
+			page.add(key, len(v))
 			res.Values = append(res.Values, entry(key, v))
 		}
 		a = assembler{}
@@ -251,13 +251,7 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 			}
 			a.add(segs[1:], r.Value, r.Size)
 		}
-		switch {
-		case a.size() > e.readCap():
-			return venue.Errorf(venue.ETOOLARGE, "Entry %s of %s is over %d bytes: read its parts", key, path, e.readCap())
-		case kept > 0 && kept+a.size() > budget:
-			return venue.Errorf(venue.EINVALID, "The page of %s from offset %d is over %d bytes: ask for fewer entries (limit)", path, res.Offset, budget)
-		}
-		return nil
+		return page.check(key, a.size())
 	})
 	if errors.Is(err, errPageDone) {
 		// The rest are counted from their paths, not read.
@@ -272,5 +266,47 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 	if res.Count > 0 {
 		res.Exists, res.Type = true, "Map"
 	}
+	return nil
+}
+
+// pageBudget bounds the bytes of one page of entries: a page over max is
+// refused, unless it is its first entry alone (up to most), so that paging
+// one entry at a time always works.
+type pageBudget struct {
+	path      string
+	offset    int
+	max, most int
+	kept      int // bytes of the entries taken
+	taken     int
+}
+
+func (e *Engine) pageBudget(path string, offset, max int) *pageBudget {
+	return &pageBudget{path: path, offset: offset, max: max, most: e.readCap()}
+}
+
+// check refuses an entry of size bytes (so far) that would take the page
+// past its bounds.
+func (b *pageBudget) check(key string, size int) error {
+	switch {
+	case size > b.most:
+		return venue.Errorf(venue.ETOOLARGE, "Entry %s of %s is over %d bytes: read its parts", key, b.path, b.most)
+	case b.taken > 0 && b.kept+len(key)+size > b.max:
+		return venue.Errorf(venue.EINVALID, "The page of %s from offset %d is over %d bytes: ask for fewer entries (limit)", b.path, b.offset, b.max)
+	}
+	return nil
+}
+
+// add counts an entry taken into the page.
+func (b *pageBudget) add(key string, size int) {
+	b.kept += len(key) + size
+	b.taken++
+}
+
+// take checks an entry and counts it.
+func (b *pageBudget) take(key string, size int) error {
+	if err := b.check(key, size); err != nil {
+		return err
+	}
+	b.add(key, size)
 	return nil
 }

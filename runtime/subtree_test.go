@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -224,4 +225,18 @@ func TestEngine_SliceStoredMaps(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestEngine_SliceJobsBoundsItsPage(t *testing.T) {
+	h := mustEngine(t)
+	big := `{"text":"` + strings.Repeat("x", 600_000) + `"}`
+	for range 3 {
+		h.invoke(t, "v/test/ops/echo", big, time.Minute)
+	}
+	res, err := h.Slice(h.alice, "j", 0, 1)
+	if err != nil || len(res.Values) != 1 || res.Count != 3 {
+		t.Fatalf("a page of one job: %d of %d, %v", len(res.Values), res.Count, err)
+	}
+	_, err = h.Slice(h.alice, "j", 0, 3)
+	wantCode(t, err, venue.EINVALID)
 }

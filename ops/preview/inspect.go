@@ -136,7 +136,7 @@ func (in inspection) large(path string, res ReadResult, budget int) (string, err
 	case "Map":
 		return r.largeMap(count, keys, res.Size, budget), nil
 	case "Vector":
-		return "[…" + r.note(fmt.Sprintf("%d items, %d bytes", count, res.Size)) + "]", nil
+		return "[…" + r.note(fmt.Sprintf("%s, %d bytes", counted(count, "item"), res.Size)) + "]", nil
 	case "String":
 		return `"…"` + r.note(fmt.Sprintf("%d bytes", res.Size)), nil
 	}
@@ -145,7 +145,7 @@ func (in inspection) large(path string, res ReadResult, budget int) (string, err
 
 // largeMap names as many of the map's first keys as fit the budget.
 func (r Renderer) largeMap(count int, keys []string, size, budget int) string {
-	head := fmt.Sprintf("%d keys", count)
+	head := counted(count, "key")
 	if size > 0 { // unknown for j and a past what one read gathers
 		head += fmt.Sprintf(", %d bytes", size)
 	}

@@ -337,8 +337,8 @@ func (r Renderer) members(open, close string, n, budget int, cut bool, member fu
 // no member shown it summarises the whole value.
 func (r Renderer) cutAt(b *strings.Builder, i, rest int, open, close string, budget int) string {
 	if i == 0 {
-		unit := map[string]string{"{": "keys", "[": "items"}[open]
-		full := open + "…" + r.note(fmt.Sprintf("%d %s", rest, unit)) + close
+		unit := map[string]string{"{": "key", "[": "item"}[open]
+		full := open + "…" + r.note(counted(rest, unit)) + close
 		if len(full) <= budget {
 			return full
 		}
@@ -371,4 +371,12 @@ func isIdent(k string) bool {
 		}
 	}
 	return true
+}
+
+// counted is n of unit, in the plural unless n is 1.
+func counted(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
 }

@@ -88,3 +88,14 @@ func TestFairShares(t *testing.T) {
 		t.Fatalf("FairShares = %v, want %v", got, want)
 	}
 }
+
+func TestCounted(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 keys"}, {1, "1 key"}, {2, "2 keys"}, {5000, "5000 keys"}} {
+		if got := counted(tc.n, "key"); got != tc.want {
+			t.Errorf("counted(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
