@@ -76,10 +76,13 @@ func (s *Server) registerValues() {
 	op.Responses["304"] = notModified()
 	huma.Register(s.api, op, s.readValue)
 	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
-	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector."
+	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector. " +
+		"A map stored as separate values under its path (written key by key) comes in path order: a key with values below it sorts as the key and '/'. " +
+		"A page over 1,000,000 bytes is refused (400: ask for fewer), unless it is a single entry."
 	huma.Register(s.api, op, s.sliceValues)
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
-	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector."
+	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector. " +
+		"A map stored as separate values under its path comes in path order, as slice gives it."
 	huma.Register(s.api, op, s.listValues)
 	s.registerCount()
 	s.registerInspect()
