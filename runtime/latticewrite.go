@@ -325,6 +325,7 @@ func withArticle(kind string) string {
 	return "a " + kind
 }
 
+// plantValue sets v at the segments rel of tree, making maps on the way.
 func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
 	for _, s := range rel[:len(rel)-1] {
 		next, ok := tree[s].(map[string]any)

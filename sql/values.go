@@ -97,14 +97,15 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 // exactly the paths that continue path with a '/', and the primary key
 // serves it. Ancestors and path itself are looked up by equality.
 //
-// The two parts are a UNION ALL, each searching the key in path order, so
-// that both databases merge them as they stream instead of sorting: SQLite
-// planned an OR of them as a scan of every row of the owner (100,000 rows
-// made a read of one value take 14 ms), and a sort holds every row, values
-// and all, before the first comes out. FOR UPDATE (lock) is not allowed
-// with a UNION on Postgres, so a locking query there is the OR, which
-// Postgres searches as a BitmapOr; it is for writes, which load the rows
-// anyway.
+// The two parts are a UNION ALL, each searching the key in path order:
+// SQLite planned an OR of them as a scan of every row of the owner
+// (100,000 rows made a read of one value take 14 ms), and merges the union
+// as it streams, where a sort would hold every row, values and all, in
+// memory before the first came out. Postgres merges or sorts by its
+// estimates, a large sort spilling to disk. FOR UPDATE (lock) is not
+// allowed with a UNION on Postgres, so a locking query there is the OR,
+// which Postgres searches as a BitmapOr; it is for writes, which load the
+// rows anyway.
 func (s *Store) relatedValues(owner, path, col, lock string) (string, []any) {
 	sel := "SELECT path, " + col + ", length(value) FROM lattice_values WHERE owner = ? AND "
 	var in strings.Builder
