@@ -108,8 +108,19 @@ type SliceResult struct {
 
 // Slice returns limit entries from offset of the map or vector at path
 // (limit ≤ 0 means DefaultSliceLimit). A scalar has a type but no entries.
-// Returns EINVALID for a malformed path or a limit above MaxSliceLimit.
+// Returns EINVALID for a malformed path, a limit above MaxSliceLimit or a
+// page over DefaultMaxReadSize bytes (unless it is one entry).
 func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*SliceResult, error) {
+	return e.SliceUpTo(ctx, path, offset, limit, 0)
+}
+
+// SliceUpTo is Slice with a page of at most maxSize bytes (≤ 0 means
+// DefaultMaxReadSize; at most MaxReadSize counts).
+func (e *Engine) SliceUpTo(ctx context.Context, path string, offset, limit, maxSize int) (*SliceResult, error) {
+	if maxSize <= 0 {
+		maxSize = DefaultMaxReadSize
+	}
+	maxSize = min(maxSize, e.readCap())
 	c, p, err := e.callerAt(ctx, path)
 	if err != nil {
 		return nil, err
@@ -119,13 +130,13 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 	}
 	res := &SliceResult{Offset: offset, Limit: limit, Values: []json.RawMessage{}}
 	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
-		return e.sliceJobs(ctx, c, res)
+		return e.sliceJobs(ctx, c, res, maxSize)
 	}
 	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
-		return e.sliceAssets(ctx, res)
+		return e.sliceAssets(ctx, res, maxSize)
 	}
 	if storedNamespace(p) {
-		err := e.sliceStored(ctx, c.DID, p.String(), res, DefaultMaxReadSize)
+		err := e.sliceStored(ctx, c.DID, p.String(), res, maxSize)
 		if !errors.Is(err, errWhole) {
 			return res, err
 		}
@@ -135,7 +146,7 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 	if err != nil || !ok {
 		return res, err
 	}
-	return res, slicePage(v, res)
+	return res, slicePage(v, res, e.pageBudget(p.String(), offset, maxSize))
 }
 
 // callerAt returns whose namespace path reads (see callerFor) and the
@@ -159,13 +170,13 @@ func sliceLimit(offset, limit int) (int, error) {
 // sliceJobs pages the caller's jobs straight from the store, which may hold
 // far more of them than one read should load: their ids first, then each
 // record while the page has room (a record may be megabytes).
-func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult) (*SliceResult, error) {
+func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult, maxSize int) (*SliceResult, error) {
 	rows, total, err := e.store.ListJobs(ctx, c.DID, res.Offset, res.Limit, false)
 	if err != nil {
 		return nil, err
 	}
 	res.Exists, res.Type, res.Count = true, "Map", total
-	page := e.pageBudget(venue.NSJobs, res.Offset, DefaultMaxReadSize)
+	page := e.pageBudget(venue.NSJobs, res.Offset, maxSize)
 	for _, r := range rows {
 		row, err := e.store.Job(ctx, r.ID)
 		switch {
@@ -184,13 +195,13 @@ func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult
 
 // sliceAssets pages the venue's assets straight from the store, as
 // sliceJobs does jobs.
-func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult) (*SliceResult, error) {
+func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult, maxSize int) (*SliceResult, error) {
 	ids, total, err := e.store.ListAssets(ctx, res.Offset, res.Limit)
 	if err != nil {
 		return nil, err
 	}
 	res.Exists, res.Type, res.Count = true, "Map", total
-	page := e.pageBudget(venue.NSAssets, res.Offset, DefaultMaxReadSize)
+	page := e.pageBudget(venue.NSAssets, res.Offset, maxSize)
 	for _, id := range ids {
 		meta, err := e.store.Asset(ctx, id)
 		if err != nil {
@@ -204,8 +215,8 @@ func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult) (*SliceResul
 	return res, nil
 }
 
-// slicePage fills res with a page of the map or vector v.
-func slicePage(v json.RawMessage, res *SliceResult) error {
+// slicePage fills res with a page of the map or vector v, within budget.
+func slicePage(v json.RawMessage, res *SliceResult, budget *pageBudget) error {
 	res.Exists, res.Type = true, typeOf(v)
 	switch res.Type {
 	case "Map":
@@ -216,6 +227,9 @@ func slicePage(v json.RawMessage, res *SliceResult) error {
 		keys := slices.Sorted(maps.Keys(m))
 		res.Count = len(keys)
 		for _, k := range page(keys, res.Offset, res.Limit) {
+			if err := budget.take(k, len(m[k])); err != nil {
+				return err
+			}
 			res.Values = append(res.Values, entry(k, m[k]))
 		}
 	case "Vector":
@@ -224,7 +238,12 @@ func slicePage(v json.RawMessage, res *SliceResult) error {
 			return err
 		}
 		res.Count = len(a)
-		res.Values = append(res.Values, page(a, res.Offset, res.Limit)...)
+		for i, el := range page(a, res.Offset, res.Limit) {
+			if err := budget.take(strconv.Itoa(res.Offset+i), len(el)); err != nil {
+				return err
+			}
+			res.Values = append(res.Values, el)
+		}
 	}
 	return nil
 }

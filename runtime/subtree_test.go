@@ -240,3 +240,37 @@ func TestEngine_SliceJobsBoundsItsPage(t *testing.T) {
 	_, err = h.Slice(h.alice, "j", 0, 3)
 	wantCode(t, err, venue.EINVALID)
 }
+
+func TestEngine_SliceUpToMaxSize(t *testing.T) {
+	h := mustEngine(t)
+	ten := `"` + strings.Repeat("x", 98) + `"` // 100 bytes
+	pin(t, h, "w/vec", "["+strings.Repeat(ten+",", 9)+ten+"]")
+	pin(t, h, "w/whole", `{"a":`+ten+`,"b":`+ten+`,"c":`+ten+`}`)
+	pinAll(t, h, map[string]string{"w/rows/a": ten, "w/rows/b": ten, "w/rows/c": ten})
+	for _, tc := range []struct {
+		name       string
+		path       string
+		limit, max int
+		values     int
+		code       string
+	}{
+		{"a vector within the page", "w/vec", 3, 400, 3, ""},
+		{"a vector over it", "w/vec", 5, 400, 0, venue.EINVALID},
+		{"one element over it is a page of its own", "w/vec", 1, 10, 1, ""},
+		{"a map stored whole within it", "w/whole", 3, 400, 3, ""},
+		{"a map stored whole over it", "w/whole", 3, 250, 0, venue.EINVALID},
+		{"a map stored as rows over it", "w/rows", 3, 250, 0, venue.EINVALID},
+		{"the default is 1 MB", "w/vec", 10, 0, 10, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := h.SliceUpTo(h.alice, tc.path, 0, tc.limit, tc.max)
+			if tc.code != "" {
+				wantCode(t, err, tc.code)
+				return
+			}
+			if err != nil || len(res.Values) != tc.values {
+				t.Fatalf("SliceUpTo = %d values, %v; want %d", len(res.Values), err, tc.values)
+			}
+		})
+	}
+}

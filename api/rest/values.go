@@ -44,9 +44,10 @@ type ReadValueOutput struct {
 
 // SliceValuesInput names a lattice path and a page.
 type SliceValuesInput struct {
-	Path   string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map or vector, e.g. j or v/ops" example:"j"`
-	Offset int    `query:"offset" minimum:"0" default:"0" doc:"Entries to skip"`
-	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"100" doc:"Most entries to return"`
+	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map or vector, e.g. j or v/ops" example:"j"`
+	Offset  int    `query:"offset" minimum:"0" default:"0" doc:"Entries to skip"`
+	Limit   int    `query:"limit" minimum:"0" maximum:"1000" default:"100" doc:"Most entries to return"`
+	MaxSize int    `query:"maxSize" minimum:"0" doc:"Largest page, in bytes (default 1000000, at most 16777216): a larger page is refused, unless it is one entry"`
 }
 
 // SliceValuesOutput is a page of entries.
@@ -78,7 +79,7 @@ func (s *Server) registerValues() {
 	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
 	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector. " +
 		"A map stored as separate values under its path (written key by key) comes in path order: a key with values below it sorts as the key and '/'. " +
-		"A page over 1,000,000 bytes is refused (400: ask for fewer), unless it is a single entry."
+		"A page over maxSize bytes (default 1,000,000) is refused (400: ask for fewer), unless it is a single entry."
 	huma.Register(s.api, op, s.sliceValues)
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
 	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector. " +
@@ -112,7 +113,7 @@ func (s *Server) readValue(ctx context.Context, in *ReadValueInput) (*ReadValueO
 }
 
 func (s *Server) sliceValues(ctx context.Context, in *SliceValuesInput) (*SliceValuesOutput, error) {
-	res, err := s.e.Slice(ctx, in.Path, in.Offset, in.Limit)
+	res, err := s.e.SliceUpTo(ctx, in.Path, in.Offset, in.Limit, in.MaxSize)
 	if err != nil {
 		return nil, toAPI(err)
 	}

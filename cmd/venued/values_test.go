@@ -232,3 +232,28 @@ func TestREST_ValuesInspectRefuses(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_ValuesSliceMaxSize: a page of /values/slice is bounded by
+// maxSize, as the reference's clients expect, unless it is one entry.
+func TestREST_ValuesSliceMaxSize(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.run(t, "v/ops/core/write", `{"path": "w/page", "value": ["`+strings.Repeat("x", 200)+`", "`+strings.Repeat("y", 200)+`"]}`)
+		for _, tc := range []struct {
+			name, query string
+			status      int
+		}{
+			{"both within the page", "path=w/page&maxSize=1000", 200},
+			{"both over it", "path=w/page&maxSize=300", 400},
+			{"one entry over it", "path=w/page&limit=1&maxSize=10", 200},
+			{"a negative maxSize", "path=w/page&maxSize=-1", 400},
+			{"maxSize not a number", "path=w/page&maxSize=big", 400},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", "/api/v1/values/slice?"+tc.query, nil)
+				if r.status != tc.status {
+					t.Fatalf("status %d %s, want %d", r.status, r.body, tc.status)
+				}
+			})
+		}
+	})
+}
