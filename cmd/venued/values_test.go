@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,6 +150,7 @@ func TestREST_ValuesCount(t *testing.T) {
 // natively, gives the text core:inspect, rendered in the Wasm sandbox,
 // gives for the same lattice.
 func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
+	jobCount := regexp.MustCompile(`\d+ keys`) // the count in a preview of j
 	doc := `{"name": "Ada Lovelace", "tags": ["x", "y", "z", "w", "v", "u", "t"], "bio": "` + strings.Repeat("Lorem ipsum ", 30) +
 		`", "address": {"street": "1 Main St", "city": "London"}, "n": 42, "ok": true, "x": null, "a,b": "comma"}`
 	forEachStore(t, func(t *testing.T, c *client, m *Main) {
@@ -200,7 +202,13 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 				r.json(t, &rest)
 				job := invokeJob(t, c, `{"operation": "v/ops/core/inspect", "wait": true, "input": `+string(mustJSON(in))+`}`)
 				out, _ := job.Output.(map[string]any)
-				if job.Status != "COMPLETE" || out["result"] != rest.Result {
+				got, _ := out["result"].(string)
+				if tc.paths[0] == "j" {
+					// The operation's own job may be among the caller's
+					// jobs it counts, once its record is stored.
+					got, rest.Result = jobCount.ReplaceAllString(got, "N keys"), jobCount.ReplaceAllString(rest.Result, "N keys")
+				}
+				if job.Status != "COMPLETE" || got != rest.Result {
 					t.Fatalf("core:inspect %s %v\nvalues/inspect %q", job.Status, job.Output, rest.Result)
 				}
 				if rest.Result == "" || r.header.Get("Cache-Control") != "private, no-store" {
