@@ -150,12 +150,17 @@ type ValueStore interface {
 	UpdateValues(ctx context.Context, owner, path string,
 		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
 
-	// UpdatePaths is UpdateValues for changes that need no value below
-	// path: the rows below path come with their Size but no Value, so that
-	// replacing or deleting a large subtree never loads it.
+	// UpdatePaths is UpdateValues for changes that need no row below path
+	// one by one: those rows, if any, come folded into one BelowRow, and
+	// deleting its path deletes them all. Replacing or deleting a large
+	// subtree so never loads it.
 	UpdatePaths(ctx context.Context, owner, path string,
 		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
 }
+
+// BelowRow stands for every row below path in UpdatePaths: its path,
+// path + "/", is never a stored row's (no segment is empty).
+func BelowRow(path string) ValueRow { return ValueRow{Path: path + "/"} }
 
 // MetaStore keeps venue-wide settings such as the venue's key.
 type MetaStore interface {

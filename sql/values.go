@@ -3,9 +3,7 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
-	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/gridvenue/venue/runtime"
 	"github.com/jmoiron/sqlx"
@@ -56,19 +54,20 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 // always contend for the same lock.
 func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
-	return s.updateValues(ctx, owner, path, "value", fn)
+	return s.updateValues(ctx, owner, path, true, fn)
 }
 
-// UpdatePaths is UpdateValues with the rows below path carrying no value:
-// they are the ones longer than path.
+// UpdatePaths is UpdateValues with the rows below path folded into one row
+// at path + "/" (runtime.BelowRow): whether there are any is all it reads
+// of them, and deleting that path deletes them all with one statement.
 func (s *Store) UpdatePaths(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
-	col := fmt.Sprintf("CASE WHEN length(path) > %d THEN NULL ELSE value END", utf8.RuneCountInString(path))
-	return s.updateValues(ctx, owner, path, col, fn)
+	return s.updateValues(ctx, owner, path, false, fn)
 }
 
-// updateValues is UpdateValues reading the value of each row as col.
-func (s *Store) updateValues(ctx context.Context, owner, path, col string,
+// updateValues is UpdateValues, with the rows below path loaded (below) or
+// folded into one.
+func (s *Store) updateValues(ctx context.Context, owner, path string, below bool,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if s.d.postgres() {
@@ -77,8 +76,7 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 				return err
 			}
 		}
-		q, args := s.relatedValues(owner, path, col, s.d.lockRows)
-		rows, err := scanValues(tx.QueryContext(ctx, q, args...))
+		rows, err := s.lockedRows(ctx, tx, owner, path, below)
 		if err != nil {
 			return err
 		}
@@ -86,9 +84,30 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 		if err != nil {
 			return err
 		}
-		return s.storeValues(ctx, tx, owner, put, del)
+		return s.storeValues(ctx, tx, owner, path, put, del)
 	})
 	return wrap(err, "update values at %s", path)
+}
+
+// lockedRows reads the rows related to path in a write transaction: all of
+// them, or (not below) those at path and its ancestors and one
+// runtime.BelowRow if any lie below it.
+func (s *Store) lockedRows(ctx context.Context, tx *sqlx.Tx, owner, path string, below bool) ([]runtime.ValueRow, error) {
+	q, args := s.relatedValues(owner, path, "value", s.d.lockRows)
+	if !below {
+		q, args = s.pathAndAncestors(owner, path)
+	}
+	rows, err := scanValues(tx.QueryContext(ctx, q, args...))
+	if err != nil || below {
+		return rows, err
+	}
+	var any int
+	err = tx.QueryRowContext(ctx, s.d.q("SELECT COUNT(*) FROM (SELECT 1 FROM lattice_values WHERE owner = ? AND path > ? AND path < ? LIMIT 1) AS b"),
+		owner, path+"/", path+"0").Scan(&any)
+	if err == nil && any > 0 {
+		rows = append(rows, runtime.BelowRow(path))
+	}
+	return rows, err
 }
 
 // relatedValues returns the query of the path, the value as col and the
@@ -108,6 +127,24 @@ func (s *Store) updateValues(ctx context.Context, owner, path, col string,
 // rows anyway.
 func (s *Store) relatedValues(owner, path, col, lock string) (string, []any) {
 	sel := "SELECT path, " + col + ", length(value) FROM lattice_values WHERE owner = ? AND "
+	in, args := pathIn(owner, path)
+	const below = "path > ? AND path < ?"
+	if lock != "" {
+		return s.d.q(sel + "(" + in + " OR (" + below + ")) ORDER BY path" + lock), append(args, path+"/", path+"0")
+	}
+	return s.d.q(sel + in + " UNION ALL " + sel + below + " ORDER BY 1"), append(args, owner, path+"/", path+"0")
+}
+
+// pathAndAncestors returns the query of the rows at path and its
+// ancestors, locked in a write transaction on Postgres.
+func (s *Store) pathAndAncestors(owner, path string) (string, []any) {
+	in, args := pathIn(owner, path)
+	return s.d.q("SELECT path, value, length(value) FROM lattice_values WHERE owner = ? AND " + in + " ORDER BY path" + s.d.lockRows), args
+}
+
+// pathIn is the condition on path and its ancestors, with its arguments
+// after owner's.
+func pathIn(owner, path string) (string, []any) {
 	var in strings.Builder
 	in.WriteString("path IN (?")
 	args := []any{owner, path}
@@ -118,16 +155,18 @@ func (s *Store) relatedValues(owner, path, col, lock string) (string, []any) {
 		}
 	}
 	in.WriteString(")")
-	const below = "path > ? AND path < ?"
-	if lock != "" {
-		return s.d.q(sel + "(" + in.String() + " OR (" + below + ")) ORDER BY path" + lock), append(args, path+"/", path+"0")
-	}
-	return s.d.q(sel + in.String() + " UNION ALL " + sel + below + " ORDER BY 1"), append(args, owner, path+"/", path+"0")
+	return in.String(), args
 }
 
-func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner string, put []runtime.ValueRow, del []string) error {
+// storeValues deletes del and stores put. A BelowRow's path in del deletes
+// every row below path.
+func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner, path string, put []runtime.ValueRow, del []string) error {
 	for _, p := range del {
-		if _, err := tx.ExecContext(ctx, s.d.q("DELETE FROM lattice_values WHERE owner = ? AND path = ?"), owner, p); err != nil {
+		q, args := s.d.q("DELETE FROM lattice_values WHERE owner = ? AND path = ?"), []any{owner, p}
+		if p == runtime.BelowRow(path).Path {
+			q, args = s.d.q("DELETE FROM lattice_values WHERE owner = ? AND path > ? AND path < ?"), []any{owner, path + "/", path + "0"}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -121,13 +122,14 @@ func testUpdateValues(t *testing.T, s runtime.Store) {
 			t.Fatalf("fn saw %q, %v; want %q", seen, err, want)
 		}
 	})
-	t.Run("UpdatePaths leaves out the values below the path", func(t *testing.T) {
+	t.Run("UpdatePaths folds the rows below the path into one", func(t *testing.T) {
 		mustPut(t, s, alice, runtime.ValueRow{Path: "o/p", Value: []byte(`{"a":1}`)})
 		for _, tc := range []struct {
 			name, path string
 			want       []string
 		}{
-			{"rows below", "w/t", []string{"w/t/x= 1", "w/t/y= 1"}},
+			{"rows below", "w/t", []string{"w/t/= 0"}},
+			{"none below", "w/none", nil},
 			{"the row itself", "w/t/x", []string{"w/t/x=1 1"}},
 			{"an ancestor", "o/p/a", []string{`o/p={"a":1} 7`}},
 		} {
@@ -143,6 +145,23 @@ func testUpdateValues(t *testing.T, s runtime.Store) {
 					t.Fatalf("fn saw %q, %v; want %q", seen, err, tc.want)
 				}
 			})
+		}
+	})
+	t.Run("deleting the folded row deletes every row below", func(t *testing.T) {
+		mustPut(t, s, alice, runtime.ValueRow{Path: "o/sub/a", Value: []byte(`1`)}, runtime.ValueRow{Path: "o/sub/b/c", Value: []byte(`2`)},
+			runtime.ValueRow{Path: "o/sub-x", Value: []byte(`3`)}, runtime.ValueRow{Path: "o/sub0", Value: []byte(`4`)})
+		err := s.UpdatePaths(t.Context(), alice, "o/sub", func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+			return []runtime.ValueRow{{Path: "o/sub", Value: []byte(`5`)}}, []string{runtime.BelowRow("o/sub").Path}, nil
+		})
+		rows, _ := valueRows(t.Context(), s, alice, "o")
+		var got []string
+		for _, r := range rows {
+			if strings.HasPrefix(r.Path, "o/sub") {
+				got = append(got, r.Path+"="+string(r.Value))
+			}
+		}
+		if want := []string{"o/sub=5", "o/sub-x=3", "o/sub0=4"}; err != nil || !slices.Equal(got, want) {
+			t.Fatalf("rows %q, %v; want %q", got, err, want)
 		}
 	})
 	t.Run("fn error changes nothing and is returned", func(t *testing.T) {
