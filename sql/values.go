@@ -101,10 +101,10 @@ func (s *Store) lockedRows(ctx context.Context, tx *sqlx.Tx, owner, path string,
 	if err != nil || below {
 		return rows, err
 	}
-	var any int
+	var found int
 	err = tx.QueryRowContext(ctx, s.d.q("SELECT COUNT(*) FROM (SELECT 1 FROM lattice_values WHERE owner = ? AND path > ? AND path < ? LIMIT 1) AS b"),
-		owner, path+"/", path+"0").Scan(&any)
-	if err == nil && any > 0 {
+		owner, path+"/", path+"0").Scan(&found)
+	if err == nil && found > 0 {
 		rows = append(rows, runtime.BelowRow(path))
 	}
 	return rows, err
