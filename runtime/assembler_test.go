@@ -93,3 +93,17 @@ func FuzzVectorIndex(f *testing.F) {
 		}
 	})
 }
+
+// plantValue sets v at the segments rel of tree, making maps on the way:
+// the tree encoding/json writes for the rows.
+func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
+	for _, s := range rel[:len(rel)-1] {
+		next, ok := tree[s].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			tree[s] = next
+		}
+		tree = next
+	}
+	tree[rel[len(rel)-1]] = v
+}

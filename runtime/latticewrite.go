@@ -184,31 +184,15 @@ func stored(rows []ValueRow, path string) (json.RawMessage, bool) {
 	return json.RawMessage("{}"), len(rows) > 0
 }
 
-// assemble is readValue over rows already loaded.
+// assemble is readValue over rows already loaded, in path order.
 func assemble(rows []ValueRow, path string) (json.RawMessage, bool) {
-	var below []ValueRow
+	v := newValueFrom(path)
 	for _, r := range rows {
-		switch {
-		case r.Path == path:
-			return r.Value, true
-		case len(path) > len(r.Path) && path[:len(r.Path)+1] == r.Path+"/":
-			rest, _ := relSegments(path, r.Path)
-			return walk(r.Value, rest)
-		default:
-			below = append(below, r)
+		if v.add(r) != nil {
+			break
 		}
 	}
-	if len(below) == 0 {
-		return nil, false
-	}
-	tree := map[string]any{}
-	for _, r := range below {
-		if rel, ok := relSegments(r.Path, path); ok {
-			plantValue(tree, rel, r.Value)
-		}
-	}
-	v, _ := json.Marshal(tree)
-	return v, true
+	return v.value()
 }
 
 // setRows computes the change that stores v at path: an edit of an
@@ -323,17 +307,4 @@ func withArticle(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
-}
-
-// plantValue sets v at the segments rel of tree, making maps on the way.
-func plantValue(tree map[string]any, rel []string, v json.RawMessage) {
-	for _, s := range rel[:len(rel)-1] {
-		next, ok := tree[s].(map[string]any)
-		if !ok {
-			next = map[string]any{}
-			tree[s] = next
-		}
-		tree = next
-	}
-	tree[rel[len(rel)-1]] = v
 }

@@ -118,43 +118,73 @@ func (a *assembler) key(k string) {
 	}
 }
 
-// readValue reads the caller's stored namespaces (w, o, g): the value stored
-// whole at the path, inside a value stored at an ancestor, or assembled from
-// the values stored below it. An assembled value larger than budget bytes
-// is an *errTooLarge with its size.
+// valueFrom reads the value at path from the rows related to it, given one
+// at a time in path order: the value stored whole at the path, inside a
+// value stored at an ancestor, or assembled from the values stored below.
+type valueFrom struct {
+	path  string
+	a     assembler
+	done  bool // the value was stored whole, at the path or an ancestor
+	whole json.RawMessage
+	found bool
+}
+
+func newValueFrom(path string) *valueFrom {
+	return &valueFrom{path: path, a: assembler{buf: []byte{}}}
+}
+
+// add takes the next row, and returns errWhole once no row after it
+// matters.
+func (v *valueFrom) add(r ValueRow) error {
+	if r.Path == v.path {
+		v.done, v.whole, v.found = true, r.Value, true
+		return errWhole
+	}
+	if rest, ok := relSegments(v.path, r.Path); ok {
+		v.whole, v.found = walk(r.Value, rest)
+		v.done = true
+		return errWhole
+	}
+	segs, _ := relSegments(r.Path, v.path)
+	v.a.add(segs, r.Value, r.Size)
+	return nil
+}
+
+// value returns the value the rows make, and whether there is one.
+func (v *valueFrom) value() (json.RawMessage, bool) {
+	switch {
+	case v.done:
+		return v.whole, v.found
+	case v.a.open == nil:
+		return nil, false
+	}
+	return v.a.close(), true
+}
+
+// readValue reads the caller's stored namespaces (w, o, g) (see
+// valueFrom). An assembled value larger than budget bytes is an
+// *errTooLarge with its size.
 func (e *Engine) readValue(ctx context.Context, owner string, p venue.Path, budget int) (json.RawMessage, bool, error) {
 	path := p.String()
-	var whole json.RawMessage
-	found := false
-	a := assembler{buf: []byte{}}
+	v := newValueFrom(path)
 	err := e.store.ValueRows(ctx, owner, path, false, func(r ValueRow) error {
-		if r.Path == path {
-			whole, found = r.Value, true
-			return errWhole
+		if err := v.add(r); err != nil || v.a.size() <= budget {
+			return err
 		}
-		if rest, ok := relSegments(path, r.Path); ok {
-			whole, found = walk(r.Value, rest)
-			return errWhole
-		}
-		segs, _ := relSegments(r.Path, path)
-		if a.add(segs, r.Value, r.Size); a.size() > budget {
-			return errOver
-		}
-		return nil
+		return errOver
 	})
 	switch {
-	case errors.Is(err, errWhole):
-		return whole, found, nil
 	case errors.Is(err, errOver):
 		size, err := e.assembledSize(ctx, owner, path)
 		if err != nil {
 			return nil, false, err
 		}
 		return nil, true, &errTooLarge{size: size}
-	case err != nil || a.open == nil:
+	case err != nil && !errors.Is(err, errWhole):
 		return nil, false, err
 	}
-	return a.close(), true, nil
+	val, ok := v.value()
+	return val, ok, nil
 }
 
 // assembledSize counts the bytes of the value assembled from the rows below
