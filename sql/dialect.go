@@ -14,11 +14,6 @@ type dialect struct {
 	name string
 	bind int // sqlx bind type: ? for SQLite, $n for Postgres
 
-	// lockRows is appended to SELECTs in write transactions that must keep
-	// other writers of the rows out. SQLite needs none: its one writer
-	// connection already serialises every write transaction.
-	lockRows string
-
 	// skipLocked lets concurrent takers of a job's messages each pop a
 	// different one instead of queueing on the oldest and finding it gone.
 	skipLocked string
@@ -42,8 +37,7 @@ func sqliteDialect() dialect {
 // two, venue and server sharing 2 cores): they split the same jobs into
 // smaller batches, each paying a statement and a commit.
 func postgresDialect() dialect {
-	return dialect{name: DialectPostgres, bind: sqlx.DOLLAR, lockRows: " FOR UPDATE",
-		skipLocked: " FOR UPDATE SKIP LOCKED", all: nil, flush: 1}
+	return dialect{name: DialectPostgres, bind: sqlx.DOLLAR, skipLocked: " FOR UPDATE SKIP LOCKED", all: nil, flush: 1}
 }
 
 // q rewrites a query written with ? placeholders for this dialect.

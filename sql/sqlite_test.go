@@ -177,9 +177,15 @@ func TestSQLite_UnfinishedJobsUsesPartialIndex(t *testing.T) {
 // first row came out.
 func TestSQLite_RelatedValuesStreamFromTheKey(t *testing.T) {
 	s := mustOpen(t, "", Options{})
-	for _, col := range []string{"value", "NULL"} {
-		t.Run(col, func(t *testing.T) {
-			q, args := s.relatedValues("did:key:a", "w/a/b", col, "")
+	queries := map[string]func() (string, []any){
+		"value": func() (string, []any) { return s.relatedValues("did:key:a", "w/a/b", "value") },
+		"NULL":  func() (string, []any) { return s.relatedValues("did:key:a", "w/a/b", "NULL") },
+		// A write's: the rows at path and its ancestors, and whether any lie below.
+		"paths and below": func() (string, []any) { return s.pathsAndBelow("did:key:a", "w/a/b") },
+	}
+	for name, query := range queries {
+		t.Run(name, func(t *testing.T) {
+			q, args := query()
 			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
 			if err != nil {
 				t.Fatal(err)

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
+	"slices"
 	"strings"
 
 	"github.com/gridvenue/venue/runtime"
@@ -21,7 +22,7 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 	if sizesOnly {
 		col = "NULL"
 	}
-	q, args := s.relatedValues(owner, path, col, "")
+	q, args := s.relatedValues(owner, path, col)
 	st, err := s.prepared(ctx, q)
 	if err != nil {
 		return wrap(err, "load values at %s", path)
@@ -48,10 +49,12 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 // changes and its error is returned.
 //
 // On SQLite the one writer connection keeps every other writer out. On
-// Postgres, FOR UPDATE locks the related rows that exist, and an advisory
-// lock on owner and namespace covers those that do not exist yet: every path
-// related to path lies in its namespace, so two writers of related paths
-// always contend for the same lock.
+// Postgres, an advisory lock on owner and namespace does, taken before the
+// rows are read: every path related to path lies in its namespace, and every
+// write of a value comes through here, so two writers of related paths always
+// contend for the same lock, and the second reads what the first committed.
+// Row locks (FOR UPDATE) would add nothing to it, and Postgres refuses them
+// on the UNION that streams the rows in path order.
 func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
 	return s.updateValues(ctx, owner, path, true, fn)
@@ -91,23 +94,25 @@ func (s *Store) updateValues(ctx context.Context, owner, path string, below bool
 
 // lockedRows reads the rows related to path in a write transaction: all of
 // them, or (not below) those at path and its ancestors and one
-// runtime.BelowRow if any lie below it.
+// runtime.BelowRow if any lie below it, all in one query.
 func (s *Store) lockedRows(ctx context.Context, tx *sqlx.Tx, owner, path string, below bool) ([]runtime.ValueRow, error) {
-	q, args := s.relatedValues(owner, path, "value", s.d.lockRows)
+	q, args := s.relatedValues(owner, path, "value")
 	if !below {
-		q, args = s.pathAndAncestors(owner, path)
+		q, args = s.pathsAndBelow(owner, path)
 	}
 	rows, err := scanValues(tx.QueryContext(ctx, q, args...))
-	if err != nil || below {
+	if err != nil || below || len(rows) == 0 {
 		return rows, err
 	}
-	var found int
-	err = tx.QueryRowContext(ctx, s.d.q("SELECT COUNT(*) FROM (SELECT 1 FROM lattice_values WHERE owner = ? AND path > ? AND path < ? LIMIT 1) AS b"),
-		owner, path+"/", path+"0").Scan(&found)
-	if err == nil && found > 0 {
-		rows = append(rows, runtime.BelowRow(path))
+	for i, r := range rows {
+		if strings.HasPrefix(r.Path, path+"/") {
+			rows[i] = runtime.BelowRow(path)
+		}
 	}
-	return rows, err
+	// A few rows (path, its ancestors, the probe's), sorted here rather
+	// than by a temporary table in the database.
+	slices.SortFunc(rows, func(a, b runtime.ValueRow) int { return strings.Compare(a.Path, b.Path) })
+	return rows, nil
 }
 
 // relatedValues returns the query of the path, the value as col and the
@@ -121,25 +126,20 @@ func (s *Store) lockedRows(ctx context.Context, tx *sqlx.Tx, owner, path string,
 // (100,000 rows made a read of one value take 14 ms), and merges the union
 // as it streams, where a sort would hold every row, values and all, in
 // memory before the first came out. Postgres merges or sorts by its
-// estimates, a large sort spilling to disk. FOR UPDATE (lock) is not
-// allowed with a UNION on Postgres, so a locking query there is the OR,
-// which Postgres searches as a BitmapOr; it is for writes, which load the
-// rows anyway.
-func (s *Store) relatedValues(owner, path, col, lock string) (string, []any) {
+// estimates, a large sort spilling to disk.
+func (s *Store) relatedValues(owner, path, col string) (string, []any) {
 	sel := "SELECT path, " + col + ", length(value) FROM lattice_values WHERE owner = ? AND "
 	in, args := pathIn(owner, path)
-	const below = "path > ? AND path < ?"
-	if lock != "" {
-		return s.d.q(sel + "(" + in + " OR (" + below + ")) ORDER BY path" + lock), append(args, path+"/", path+"0")
-	}
-	return s.d.q(sel + in + " UNION ALL " + sel + below + " ORDER BY 1"), append(args, owner, path+"/", path+"0")
+	return s.d.q(sel + in + " UNION ALL " + sel + "path > ? AND path < ? ORDER BY 1"), append(args, owner, path+"/", path+"0")
 }
 
-// pathAndAncestors returns the query of the rows at path and its
-// ancestors, locked in a write transaction on Postgres.
-func (s *Store) pathAndAncestors(owner, path string) (string, []any) {
+// pathsAndBelow returns the query of the rows at path and its ancestors,
+// and of the first row below path, with no value, if there is one.
+func (s *Store) pathsAndBelow(owner, path string) (string, []any) {
 	in, args := pathIn(owner, path)
-	return s.d.q("SELECT path, value, length(value) FROM lattice_values WHERE owner = ? AND " + in + " ORDER BY path" + s.d.lockRows), args
+	return s.d.q("SELECT path, value, length(value) FROM lattice_values WHERE owner = ? AND " + in +
+			" UNION ALL SELECT path, NULL, 0 FROM (SELECT path FROM lattice_values WHERE owner = ? AND path > ? AND path < ? ORDER BY path LIMIT 1) AS b"),
+		append(args, owner, path+"/", path+"0")
 }
 
 // pathIn is the condition on path and its ancestors, with its arguments
