@@ -82,7 +82,7 @@ func (e *Engine) assetAt(ctx context.Context, ref string, p venue.Path) (venue.A
 // storedAsset returns a registered asset's metadata, its absence worded
 // with the reference as the caller gave it.
 func (e *Engine) storedAsset(ctx context.Context, ref string, id venue.AssetID) (venue.AssetID, []byte, error) {
-	meta, err := e.store.Asset(ctx, id)
+	meta, err := e.assetMeta(ctx, id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
 		return id, nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s", clipRef(ref))
 	}

@@ -49,11 +49,21 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 
 // Asset returns the metadata as registered. Returns ENOTFOUND if unknown.
 func (e *Engine) Asset(ctx context.Context, id venue.AssetID) ([]byte, error) {
-	meta, err := e.store.Asset(ctx, id)
+	meta, err := e.assetMeta(ctx, id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
 		return nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s", id)
 	}
 	return meta, err
+}
+
+// assetMeta returns an asset's metadata: a catalog entry's, whose id the
+// catalog lists as the operation's asset, or a registered asset's from the
+// store. Returns the store's ENOTFOUND if neither has it.
+func (e *Engine) assetMeta(ctx context.Context, id venue.AssetID) ([]byte, error) {
+	if op := e.cat.byAsset[id]; op != nil {
+		return op.Meta, nil
+	}
+	return e.store.Asset(ctx, id)
 }
 
 // Assets lists asset ids in id order with the total. limit < 0 means all.

@@ -27,11 +27,12 @@ type CatalogEntry struct {
 // catalog holds the venue's own operations, immutable after New.
 type catalog struct {
 	byPath  map[string]*venue.Operation
-	byName  map[string]*venue.Operation // display name "core:read" of v/ops entries
-	byRef   map[string]*venue.Operation // references every caller resolves alike: catalog paths, with and without a leading slash
-	ordered []*venue.Operation          // v/ops entries by path
-	tree    map[string]any              // the v namespace as nested maps
-	secrets map[string][]string         // by adapter ("secret:set"): the fields its entries mark secret
+	byName  map[string]*venue.Operation        // display name "core:read" of v/ops entries
+	byRef   map[string]*venue.Operation        // references every caller resolves alike: catalog paths, with and without a leading slash
+	byAsset map[venue.AssetID]*venue.Operation // every entry by the id of its metadata, which the catalog lists as its asset
+	ordered []*venue.Operation                 // v/ops entries by path
+	tree    map[string]any                     // the v namespace as nested maps
+	secrets map[string][]string                // by adapter ("secret:set"): the fields its entries mark secret
 }
 
 // newCatalog parses entries. Every path must sit under v/, every entry must
@@ -39,7 +40,7 @@ type catalog struct {
 // entries: a broken catalog is a build mistake, caught at start.
 func newCatalog(entries []CatalogEntry, info map[string]any) (*catalog, error) {
 	c := &catalog{byPath: map[string]*venue.Operation{}, byName: map[string]*venue.Operation{}, byRef: map[string]*venue.Operation{},
-		tree: map[string]any{"info": info}, secrets: map[string][]string{}}
+		byAsset: map[venue.AssetID]*venue.Operation{}, tree: map[string]any{"info": info}, secrets: map[string][]string{}}
 	for _, en := range entries {
 		if err := c.add(en); err != nil {
 			return nil, err
@@ -74,6 +75,7 @@ func (c *catalog) add(en CatalogEntry) error {
 		}
 	}
 	c.byRef[en.Path], c.byRef["/"+en.Path] = op, op
+	c.byAsset[op.Asset] = op
 	if strings.HasPrefix(en.Path, "v/ops/") {
 		if other, dup := c.byName[op.Name]; dup {
 			return fmt.Errorf("catalog entries %s and %s share the name %s", other.Path, en.Path, op.Name)

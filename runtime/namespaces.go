@@ -135,7 +135,7 @@ func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessag
 	if err != nil {
 		return nil, false, nil
 	}
-	meta, err := e.store.Asset(ctx, id)
+	meta, err := e.assetMeta(ctx, id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
 		return nil, false, nil
 	}

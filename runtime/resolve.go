@@ -91,6 +91,9 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 }
 
 func (e *Engine) assetOp(ctx context.Context, raw string, id venue.AssetID) (*venue.Operation, error) {
+	if op := e.cat.byAsset[id]; op != nil {
+		return op, nil
+	}
 	if op := e.schemas.op(id); op != nil {
 		return op, nil
 	}

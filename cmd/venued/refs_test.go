@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -74,6 +75,31 @@ func TestREST_ReferenceForms(t *testing.T) {
 			}
 			if r := c.do(t, "PUT", "/api/v1/assets/"+didURL+"/content", content); r.status != 200 || string(r.body) != `"0x`+hex.EncodeToString(sum[:])+`"` {
 				t.Fatalf("PUT by DID URL: %d %s", r.status, r.body)
+			}
+		})
+		t.Run("a catalog entry by the asset id the catalog lists", func(t *testing.T) {
+			var op struct {
+				Asset    string
+				Metadata json.RawMessage
+			}
+			c.do(t, "GET", "/api/v1/operations/v/ops/core/read", nil).json(t, &op)
+			hexID := strings.TrimPrefix(op.Asset, "0x")
+			for _, ref := range []string{op.Asset, hexID, "a/" + hexID, st.DID + "/a/" + hexID} {
+				if r := c.do(t, "GET", "/api/v1/assets/"+ref, nil); r.status != 200 || !jsonSame(r.body, op.Metadata) {
+					t.Fatalf("GET /assets/%s: %d %s, want the catalog's metadata %s", ref, r.status, r.body, op.Metadata)
+				}
+				r := c.run(t, ref, `{"path": "w/inline/name"}`)
+				if r.status != 200 || !strings.Contains(string(r.body), `"inline"`) {
+					t.Fatalf("run %s: %d %s", ref, r.status, r.body)
+				}
+			}
+			var read struct{ Value string }
+			c.do(t, "GET", "/api/v1/values/read?path=a/"+hexID+"/operation/adapter", nil).json(t, &read)
+			if read.Value != "core:read" {
+				t.Fatalf("values/read of a/%s/operation/adapter = %q", hexID, read.Value)
+			}
+			if r := c.do(t, "GET", "/api/v1/assets/"+op.Asset+"/content", nil); r.status != 404 || !strings.Contains(r.errorText(t), "content") {
+				t.Fatalf("content of a catalog entry: %d %s", r.status, r.body)
 			}
 		})
 		t.Run("an operation by the venue's DID URL", func(t *testing.T) {
