@@ -156,6 +156,9 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 	if err := json.Compact(&buf, in); err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
 	}
+	if err := refuseDuplicates("Input", buf.Bytes()); err != nil {
+		return nil, err
+	}
 	s, err := e.inputSchema(op)
 	if err != nil {
 		return nil, err

@@ -271,6 +271,9 @@ func (e *Engine) Reply(ctx context.Context, id venue.JobID, msg json.RawMessage)
 	if !json.Valid(msg) {
 		return 0, venue.Errorf(venue.EINVALID, "Reply must be a JSON value")
 	}
+	if err := refuseDuplicates("Reply", msg); err != nil {
+		return 0, err
+	}
 	if msg[0] != '{' {
 		msg = append(append(json.RawMessage(`{"content":`), msg...), '}')
 	}

@@ -169,6 +169,9 @@ func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
 	if err := json.Compact(&buf, v); err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Value is not valid JSON: %v", err)
 	}
+	if err := refuseDuplicates("Value", buf.Bytes()); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
 }
 

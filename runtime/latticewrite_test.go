@@ -81,6 +81,7 @@ func TestEngine_WriteRefusals(t *testing.T) {
 		{"a whole namespace", "w", `{}`, venue.EINVALID, "whole w namespace"},
 		{"a bad path", "w/../x", `1`, venue.EINVALID, "step up"},
 		{"not JSON", "w/x", `{`, venue.EINVALID, "not valid JSON"},
+		{"a member given twice", "w/x", `[{"a":1,"a":2}]`, venue.EINVALID, `Value gives the member "a" twice`},
 		{"no value", "w/x", ``, venue.EINVALID, "value is required"},
 		{"too large", "w/x", `"` + strings.Repeat("x", 1000) + `"`, venue.ETOOLARGE, "exceeds"},
 		{"an index past the end", "w/v/5", `1`, venue.EINVALID, "not in the vector"},

@@ -88,6 +88,7 @@ func TestEngine_InputIsCheckedAgainstTheSchema(t *testing.T) {
 		{"missing field is named", `{}`, "missing property 'ms'"},
 		{"out of range", `{"ms": -1}`, "input.ms: minimum"},
 		{"not JSON", `{"ms": `, "Input is not valid JSON"},
+		{"a member given twice", `{"ms": "soon", "ms": 5}`, `Input gives the member "ms" twice`},
 		{"not an object", `[1]`, "got array, want object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

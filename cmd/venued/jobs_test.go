@@ -49,6 +49,7 @@ func TestREST_Jobs(t *testing.T) {
 				{"PUT", "/resume", "", 200, `"status":"STARTED"`},
 				{"PUT", "/resume", "", 409, "Cannot resume"},
 				{"PUT", "/delete", "", 409, "cancel it before deleting"},
+				{"POST", "", `{"answer": "no", "answer": "yes"}`, 400, `Reply gives the member \"answer\" twice`},
 				{"POST", "", `{"answer": "yes"}`, 202, `"queueDepth":1`},
 			}
 			for _, s := range steps {
