@@ -53,8 +53,17 @@ func abiOf(cm wazero.CompiledModule) (ABI, bool, error) {
 		if err := signature(run, []api.ValueType{i32, i32, i32, i32}, []api.ValueType{i64}); err != nil {
 			return "", false, err
 		}
-		return Reactor, fns[exportInit] != nil, nil
+		init := fns[exportInit]
+		if init != nil {
+			if err := signature(init, nil, nil); err != nil {
+				return "", false, err
+			}
+		}
+		return Reactor, init != nil, nil
 	case fns[exportStart] != nil:
+		if err := signature(fns[exportStart], nil, nil); err != nil {
+			return "", false, err
+		}
 		return Command, false, nil
 	}
 	msg := "module exports neither the reactor ABI (memory, venue_alloc, venue_run) nor a WASI command's _start"

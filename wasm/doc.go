@@ -86,8 +86,11 @@
 // wazero implements it) and the venue host module below; anything else is
 // refused when the module is compiled. A module must be WebAssembly 2.0
 // (no threads, tail calls or exceptions), must not have a start section
-// (export _initialize or _start instead) and must not export the name
-// venue_interrupt, which the host adds. A guest that loops past its job's
+// (export _initialize or _start instead, each taking and returning
+// nothing), must not export the name venue_interrupt, which the host adds,
+// and must stay within the static bounds of interruptcode.go (its tables
+// together hold at most 2^20 references; at most 4 million locals in all,
+// 100,000 types and 100,000 data and element segments each). A guest that loops past its job's
 // deadline is stopped and the job times out; one that grows its memory to
 // the host's limit (default 64 MiB) fails with "operation ran out of
 // memory (limit N MiB)".

@@ -47,7 +47,9 @@ const (
 	secGlobal   = 6
 	secExport   = 7
 	secStart    = 8
+	secElem     = 9
 	secCode     = 10
+	secData     = 11
 )
 
 // sectionRank orders the non-custom sections as the binary format requires
@@ -162,6 +164,11 @@ func (m *moduleShape) readSection(s rawSection) error {
 		return err
 	case secExport:
 		return readExports(r)
+	case secElem, secData:
+		if n := r.count(); n > maxSegments {
+			return fmt.Errorf("%w: the module has %d %s segments; the venue takes at most %d", errMalformed, n,
+				map[byte]string{secElem: "element", secData: "data"}[s.id], maxSegments)
+		}
 	}
 	return r.err
 }
@@ -169,6 +176,9 @@ func (m *moduleShape) readSection(s rawSection) error {
 // readTypes counts the types and finds one of no parameters and results.
 func (m *moduleShape) readTypes(r *reader) error {
 	n := r.count()
+	if n > maxTypes {
+		return fmt.Errorf("%w: the module has %d function types; the venue takes at most %d", errMalformed, n, maxTypes)
+	}
 	for i := range n {
 		if r.byte() != 0x60 {
 			r.fail("type %d is not a function type", i)
@@ -333,27 +343,46 @@ func (m *moduleShape) bulkCheck() []byte {
 	return append(c, fuel...)
 }
 
-// boundTables returns the table section with every table's maximum at
-// most maxTableEntries, refusing a table whose minimum is past it: wazero
-// allocates a table's references whole, and a table grown without bound
-// would take the venue's memory (a memory limit covers linear memory only).
+// boundTables returns the table section with maxima that keep all tables
+// together within maxTableEntries, refusing tables whose minima already
+// pass it: wazero allocates a table's references whole, and tables grown
+// without bound would take the venue's memory (a memory limit covers
+// linear memory only; an audit's 4.7 KB module of 256 full tables took
+// 2.2 GB). The room to grow goes to the tables in order.
 func boundTables(body []byte) ([]byte, error) {
 	r := &reader{b: body}
 	n := r.count()
-	out := appendU32(make([]byte, 0, len(body)+8), n)
+	type table struct {
+		ref         byte
+		least, most uint32
+	}
+	tables := make([]table, 0, min(n, 16))
+	room := uint32(maxTableEntries)
 	for i := range n {
-		ref, flags, least := r.byte(), r.byte(), r.u32()
-		most := uint32(maxTableEntries)
+		t := table{ref: r.byte(), most: maxTableEntries}
+		flags := r.byte()
+		t.least = r.u32()
 		if flags&1 != 0 {
-			most = min(r.u32(), maxTableEntries)
+			t.most = r.u32()
 		}
 		if r.err != nil {
 			return nil, r.err
 		}
-		if least > maxTableEntries {
-			return nil, fmt.Errorf("%w: table %d starts with %d entries; the venue takes at most %d", errMalformed, i, least, maxTableEntries)
+		if t.least > room {
+			return nil, fmt.Errorf("%w: the tables start with more than %d entries in all (table %d with %d); the venue takes at most that",
+				errMalformed, maxTableEntries, i, t.least)
 		}
-		out = appendU32(appendU32(append(out, ref, 0x01), least), most)
+		room -= t.least
+		tables = append(tables, t)
+	}
+	out := appendU32(make([]byte, 0, len(body)+8), n)
+	for _, t := range tables {
+		most := t.most // below its minimum: left for wazero to refuse
+		if t.most >= t.least {
+			most = t.least + min(t.most-t.least, room)
+			room -= most - t.least
+		}
+		out = appendU32(appendU32(append(out, t.ref, 0x01), t.least), most)
 	}
 	if r.err == nil && r.p != len(body) {
 		return nil, fmt.Errorf("%w: bytes after the last table", errMalformed)

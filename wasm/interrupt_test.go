@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -147,6 +148,9 @@ func insertSection(module []byte, id byte, body []byte) []byte {
 		}
 		out = append(append(append(out, s.id), appendU32(nil, uint32(len(s.body)))...), s.body...)
 	}
+	if !done {
+		out = append(append(append(out, id), appendU32(nil, uint32(len(body)))...), body...)
+	}
 	return out
 }
 
@@ -253,7 +257,12 @@ func TestInstrument_Bounds(t *testing.T) {
 			insertSection(one(0x01), secImport, append(append(append([]byte{0x01}, str("venue")...), str("g")...), 0x03, 0x7f, 0x00))},
 		{"an imported table", "imports a table",
 			insertSection(one(0x01), secImport, append(append(append([]byte{0x01}, str("env")...), str("t")...), 0x01, 0x70, 0x00, 0x01))},
-		{"a table too large to begin with", "starts with 134217728 entries", table(one(0x01), append([]byte{0x00}, uleb(1<<27)...)...)},
+		{"a table too large to begin with", "(table 0 with 134217728)", table(one(0x01), append([]byte{0x00}, uleb(1<<27)...)...)},
+		{"tables too large together", "(table 1 with 524289)", insertSection(one(0x01), secTable,
+			append(append(append([]byte{0x02, 0x70, 0x00}, uleb(1<<19+1)...), 0x70, 0x00), uleb(1<<19+1)...))},
+		{"too many types", "100001 function types", insertSection([]byte("\x00asm\x01\x00\x00\x00"), secType, append(uleb(maxTypes+1), make([]byte, maxTypes+1)...))},
+		{"too many data segments", "100001 data segments", insertSection(one(0x01), secData, append(uleb(maxSegments+1), make([]byte, maxSegments+1)...))},
+		{"too many element segments", "100001 element segments", insertSection(one(0x01), secElem, append(uleb(maxSegments+1), make([]byte, maxSegments+1)...))},
 		{"too many globals", "defines 10001 globals", insertSection(one(0x01), secGlobal, uleb(maxGlobals+1))},
 		{"too many functions", "functions; the venue takes at most", insertSection(buildModule(nil, nil, 1), secFunction, uleb(maxFunctions+1))},
 	} {
@@ -266,8 +275,41 @@ func TestInstrument_Bounds(t *testing.T) {
 	}
 	t.Run("too many locals", func(t *testing.T) {
 		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
-		if _, err := instrumentFunc(fn, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+		if _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
 			t.Fatalf("instrumentFunc: %v", err)
+		}
+	})
+	t.Run("too many locals in all", func(t *testing.T) {
+		fn := append(append([]byte{0x01}, uleb(maxLocals)...), tI32, 0x0b)
+		n := maxModuleLocals/maxLocals + 1
+		code := uleb(uint64(n))
+		for range n {
+			code = append(append(code, uleb(uint64(len(fn)))...), fn...)
+		}
+		if _, err := instrumentCode(code, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
+			t.Fatalf("instrumentCode: %v", err)
+		}
+	})
+	t.Run("tables share one bound", func(t *testing.T) {
+		// Three tables with no maximum, and one that asks for 10 entries at most.
+		body := []byte{0x04, 0x70, 0x00, 0x05, 0x70, 0x00, 0x00, 0x70, 0x01, 0x02, 0x0a, 0x70, 0x00, 0x01}
+		out, err := boundTables(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &reader{b: out}
+		var least, most []uint32
+		for range r.count() {
+			r.byte()
+			if r.byte() != 0x01 {
+				t.Fatalf("a table without a maximum in %x", out)
+			}
+			least, most = append(least, r.u32()), append(most, r.u32())
+		}
+		// The first takes the room to grow; the fourth, with none left, keeps its minimum.
+		want := []uint32{maxTableEntries - 2 - 1, 0, 2, 1} // the first: all but what the others start with
+		if r.err != nil || !slices.Equal(most, want) || !slices.Equal(least, []uint32{5, 0, 2, 1}) {
+			t.Fatalf("tables %v..%v, want maxima %v", least, most, want)
 		}
 	})
 	t.Run("a table grows no further than the bound", func(t *testing.T) {
