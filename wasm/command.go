@@ -62,7 +62,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 // exiting with code 0 is success.
 func start(ctx context.Context, mod api.Module) error {
 	defer context.AfterFunc(ctx, interrupter(mod))()
-	err := mod.ExportedFunction(exportStart).CallWithStack(ctx, nil)
+	err := stackError(mod.ExportedFunction(exportStart).CallWithStack(ctx, nil), depthOf(mod))
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
 		return nil

@@ -90,7 +90,10 @@
 // nothing), must not export the name venue_interrupt, which the host adds,
 // and must stay within the static bounds of interruptcode.go (its tables
 // together hold at most 2^20 references; at most 4 million locals in all,
-// 100,000 types and 100,000 data and element segments each). A guest that loops past its job's
+// 100,000 types and 100,000 data and element segments each). Its calls may
+// nest up to a call stack of about 8 MiB (maxStackSlots: some 170,000
+// calls of a function of one parameter); deeper, the job fails with "calls
+// nested deeper than the venue allows". A guest that loops past its job's
 // deadline is stopped and the job times out; one that grows its memory to
 // the host's limit (default 64 MiB) fails with "operation ran out of
 // memory (limit N MiB)".

@@ -31,6 +31,9 @@ func (h *Host) failure(ctx context.Context, err error, stderr string, memSize ui
 	if errors.As(err, &exit) {
 		return crashed("%s", exitReason(exit.ExitCode(), stderr))
 	}
+	if errors.Is(err, errCallDepth) {
+		return crashed("%s: its call stack reached the limit of %d slots (about 8 MiB), as a recursion without end does", errCallDepth, maxStackSlots)
+	}
 	return crashed("%s", trapReason(err, stderr))
 }
 

@@ -3,6 +3,8 @@ package wasm
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -24,12 +26,13 @@ type instance struct {
 	mem       api.Memory
 	alloc     api.Function
 	run       api.Function
-	stop      func()    // sets the module's interrupt global: the guest traps at its next check
-	buf       uint32    // the buffer venue_alloc last returned
-	bufCap    uint32    // its size
-	stack     [4]uint64 // venue_run's parameters, then its result
-	stderr    capture   // the current call's stderr, for crash messages
-	call      callState // reused by every call
+	stop      func()            // sets the module's interrupt global: the guest traps at its next check
+	depth     api.MutableGlobal // the weight of the guest's call stack (interrupt.go), zeroed before each call
+	buf       uint32            // the buffer venue_alloc last returned
+	bufCap    uint32            // its size
+	stack     [4]uint64         // venue_run's parameters, then its result
+	stderr    capture           // the current call's stderr, for crash messages
+	call      callState         // reused by every call
 	idleSince time.Time
 	broken    bool // unfit for another call: closed on return to the pool
 }
@@ -49,7 +52,7 @@ func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) 
 	if err != nil {
 		return nil, err
 	}
-	in.mod, in.mem, in.stop = mod, mod.Memory(), interrupter(mod)
+	in.mod, in.mem, in.stop, in.depth = mod, mod.Memory(), interrupter(mod), depthOf(mod)
 	in.alloc, in.run = mod.ExportedFunction(exportAlloc), mod.ExportedFunction(exportRun)
 	if key.mod.init {
 		if err := in.callGuest(ctx, mod.ExportedFunction(exportInit), nil); err != nil || in.broken {
@@ -68,13 +71,31 @@ func interrupter(mod api.Module) func() {
 	return func() { g.Set(1) }
 }
 
+// depthOf returns the global that weighs mod's call stack.
+func depthOf(mod api.Module) api.MutableGlobal {
+	return mod.ExportedGlobal(depthExport).(api.MutableGlobal)
+}
+
+// errCallDepth is a guest's trap on its call stack's bound (interrupt.go).
+var errCallDepth = errors.New("calls nested deeper than the venue allows")
+
+// stackError returns errCallDepth, wrapping err, if the guest's trap was
+// on its call stack's bound: its depth is then past it.
+func stackError(err error, depth api.Global) error {
+	if err != nil && uint32(depth.Get()) > maxStackSlots {
+		return fmt.Errorf("%w (%v)", errCallDepth, err)
+	}
+	return err
+}
+
 // callGuest calls fn with stack under ctx: when ctx ends first, the guest is
 // stopped at its next check. An instance whose context ended around the
 // call may have been stopped, or be stopped any moment, so it serves no
 // other call.
 func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint64) error {
 	stopping := context.AfterFunc(ctx, in.stop)
-	err := fn.CallWithStack(ctx, stack)
+	in.depth.Set(0)
+	err := stackError(fn.CallWithStack(ctx, stack), in.depth)
 	if !stopping() {
 		in.broken = true
 	}

@@ -58,31 +58,42 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	check, bulk := m.check(), m.bulkCheck()
 	// The instrumented code may name the host's globals and function.
-	lim := codeLimits{globals: m.interruptGlobal() + 1, funcs: m.refuelFunc() + 1}
+	lim := codeLimits{globals: m.depthGlobal() + 1, funcs: m.refuelFunc() + 1}
 	secs, err = splitSections(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range secs {
 		if s.id == secCode {
-			checkBodies(t, s.body, check, bulk, lim)
+			checkBodies(t, s.body, &m, lim)
 		}
 	}
 }
 
-func checkBodies(t *testing.T, code, check, bulk []byte, lim codeLimits) {
+// checkBodies checks that each function but $refuel starts with its
+// frame's entry and then the check or a loop, that each loop starts with
+// the check, each bulk instruction follows the bulk check and each call is
+// followed by the frame's restore.
+func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
+	check, bulk := m.check(), m.bulkCheck()
 	r := &reader{b: code}
 	n := r.count()
 	for i := range n - 1 { // the last is $refuel, unchecked
 		fn := r.bytes(int(r.u32()))
 		f := &reader{b: fn}
+		locals := uint64(0)
 		for range f.count() {
-			f.u32()
+			locals += uint64(f.u32())
 			f.byte()
 		}
+		fr := frame{params: m.fnParams[i], depth: m.depthGlobal()}
+		entry, restore := fr.entry(locals-1), fr.restore(locals-1) // $lvl is the last local
+		if !bytes.HasPrefix(fn[f.p:], entry) {
+			t.Fatalf("function %d does not start with its frame's entry", i)
+		}
+		f.p += len(entry)
 		if !bytes.HasPrefix(fn[f.p:], check) && fn[f.p] != 0x03 {
 			t.Fatalf("function %d does not start with the check or a loop", i)
 		}
@@ -92,11 +103,16 @@ func checkBodies(t *testing.T, code, check, bulk []byte, lim codeLimits) {
 			if err != nil {
 				t.Fatalf("function %d: %v", i, err)
 			}
-			if kind == opLoop && !bytes.HasPrefix(fn[f.p:], check) {
-				t.Fatalf("function %d: a loop at byte %d without the check", i, f.p)
+			if kind == opCall && fn[at] == 0x10 && (&reader{b: fn, p: at + 1}).u32() == m.refuelFunc() {
+				continue // the check's own call
 			}
-			if kind == opBulk && !bytes.HasSuffix(fn[:at], bulk) {
+			switch {
+			case kind == opLoop && !bytes.HasPrefix(fn[f.p:], check):
+				t.Fatalf("function %d: a loop at byte %d without the check", i, f.p)
+			case kind == opBulk && !bytes.HasSuffix(fn[:at], bulk):
 				t.Fatalf("function %d: a bulk instruction at byte %d without the bulk check", i, at)
+			case kind == opCall && !bytes.HasPrefix(fn[f.p:], restore):
+				t.Fatalf("function %d: a call at byte %d without the frame's restore after it", i, at)
 			}
 		}
 	}
@@ -275,7 +291,7 @@ func TestInstrument_Bounds(t *testing.T) {
 	}
 	t.Run("too many locals", func(t *testing.T) {
 		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
-		if _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+		if _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
 			t.Fatalf("instrumentFunc: %v", err)
 		}
 	})
@@ -286,7 +302,7 @@ func TestInstrument_Bounds(t *testing.T) {
 		for range n {
 			code = append(append(code, uleb(uint64(len(fn)))...), fn...)
 		}
-		if _, err := instrumentCode(code, nil, nil, codeLimits{}); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
+		if _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})

@@ -32,19 +32,24 @@ type codeLimits struct {
 // instrumentCode rewrites the code section: each function body gets check
 // after its locals (unless it starts with a loop, whose check comes at
 // once) and after the block type of each of its loops, and bulk before
-// each bulk memory or table instruction.
-func instrumentCode(body, check, bulk []byte, lim codeLimits) ([]byte, error) {
+// each bulk memory or table instruction; and the accounting of its frame
+// on the global depth (see frame). fnParams holds each function's
+// parameter count.
+func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, error) {
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
 	total := uint64(0)
+	if int(n) != len(fnParams) {
+		return nil, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(fnParams))
+	}
 	for i := range n {
 		size := r.u32()
 		fn := r.bytes(int(size))
 		if r.err != nil {
 			return nil, r.err
 		}
-		code, locals, err := instrumentFunc(fn, check, bulk, lim)
+		code, locals, err := instrumentFunc(fn, check, bulk, lim, frame{params: fnParams[i], depth: depth})
 		if err != nil {
 			return nil, fmt.Errorf("function %d of the code section: %w", i, err)
 		}
@@ -60,12 +65,41 @@ func instrumentCode(body, check, bulk []byte, lim codeLimits) ([]byte, error) {
 	return out, r.err
 }
 
+// frame is what a function's accounting of its frame on the call stack
+// needs: its parameter count, for its local's index and its weight, and
+// the global that sums the weights.
+type frame struct {
+	params, depth uint32
+}
+
+// entry is the code at the start of a function of locals locals, whose
+// sum is kept in local lvl:
+//
+//	global.get $depth  i32.const weight  i32.add  local.tee $lvl  global.set $depth
+//	local.get $lvl  i32.const maxStackSlots  i32.gt_u  if  unreachable  end
+func (f frame) entry(locals uint64) []byte {
+	lvl := appendU32(nil, f.params+uint32(locals))
+	c := append(appendU32([]byte{0x23}, f.depth), 0x41)
+	c = append(appendS32(c, int32(uint64(f.params)+locals+frameSlots)), 0x6a, 0x22)
+	c = append(append(c, lvl...), 0x24)
+	c = append(append(appendU32(c, f.depth), 0x20), lvl...)
+	c = append(appendS32(append(c, 0x41), maxStackSlots), 0x4b, 0x04, 0x40, 0x00, 0x0b)
+	return c
+}
+
+// restore is the code after each call: local.get $lvl  global.set $depth.
+func (f frame) restore(locals uint64) []byte {
+	return appendU32(append(appendU32([]byte{0x20}, f.params+uint32(locals)), 0x24), f.depth)
+}
+
 // instrumentFunc rewrites one function body, and returns the number of
-// locals it declares.
-func instrumentFunc(fn, check, bulk []byte, lim codeLimits) ([]byte, uint64, error) {
+// locals it declares. The function gets one local more, $lvl (see frame).
+func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, uint64, error) {
 	r := &reader{b: fn}
 	locals := uint64(0)
-	for range r.count() { // local declarations: a count and a type each
+	groups := r.count()
+	start := r.p
+	for range groups { // local declarations: a count and a type each
 		locals += uint64(r.u32())
 		r.byte()
 	}
@@ -75,7 +109,10 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits) ([]byte, uint64, err
 	if locals > maxLocals {
 		return nil, 0, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
 	}
-	out := append(make([]byte, 0, len(fn)+len(check)*4), fn[:r.p]...)
+	out := appendU32(make([]byte, 0, len(fn)+len(check)*4+32), groups+1)
+	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
+	out = append(out, f.entry(locals)...)
+	restore := f.restore(locals)
 	if r.p >= len(fn) || fn[r.p] != 0x03 {
 		out = append(out, check...)
 	}
@@ -89,6 +126,9 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits) ([]byte, uint64, err
 		switch kind {
 		case opLoop:
 			out = append(append(out, fn[copied:r.p]...), check...)
+			copied = r.p
+		case opCall:
+			out = append(append(out, fn[copied:r.p]...), restore...)
 			copied = r.p
 		case opBulk:
 			out = append(append(out, fn[copied:at]...), bulk...)
@@ -115,6 +155,7 @@ const (
 	opLoop
 	opEnd
 	opBulk // memory.init/copy/fill, table.init/copy/grow/fill: work in proportion to an operand
+	opCall // call, call_indirect
 )
 
 // instruction reads one instruction and reports whether it is a loop. Its
@@ -141,6 +182,9 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 		if i := r.u32(); r.err == nil && i >= lim.funcs {
 			return 0, fmt.Errorf("%w: function %d at byte %d does not exist", errMalformed, i, at)
 		}
+		if op == 0x10 {
+			kind = opCall
+		}
 	case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x26):
 		r.u32() // br, br_if, local.*, table.get/set
 	case op == 0x0e: // br_table
@@ -155,6 +199,7 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 	case op == 0x11: // call_indirect: type, table
 		r.u32()
 		r.u32()
+		kind = opCall
 	case op == 0x1c: // select with types
 		r.bytes(int(r.count()))
 	case op >= 0x28 && op <= 0x3e: // loads and stores: align, offset
