@@ -154,6 +154,9 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 	return "0x" + hex.EncodeToString(sum[:]), nil
 }
 
+// MaxContentSize is the size of the largest asset content PutContent takes.
+func (e *Engine) MaxContentSize() int64 { return e.cfg.MaxContentSize }
+
 // copyHashed copies r into w, at most MaxContentSize bytes, and returns the
 // SHA-256 of what was read.
 func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {

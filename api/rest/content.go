@@ -83,6 +83,13 @@ func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	if limit := s.e.MaxContentSize(); r.ContentLength > limit {
+		// Closing keeps net/http from first reading what is left of the body
+		// (it would wait for a client that sends nothing more).
+		w.Header().Set("Connection", "close")
+		writeError(w, venue.Errorf(venue.ETOOLARGE, "Cannot PUT asset content: Content exceeds maximum size of %d bytes", limit))
+		return
+	}
 	hash, err := s.e.PutContent(r.Context(), id, r.Body)
 	if err != nil {
 		writeError(w, err)

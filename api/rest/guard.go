@@ -155,6 +155,12 @@ func clipPath(p string) string {
 // there would cancel the request's context mid-wait.
 func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A body said to be larger than any endpoint but asset content takes
+		// is refused before a byte of it is read (or waited for).
+		if r.ContentLength > s.maxBody && !(r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")) {
+			writeError(w, bodyError(&http.MaxBytesError{Limit: s.maxBody}, s.maxBody))
+			return
+		}
 		if r.Body != nil && r.Body != http.NoBody {
 			dl, ok := w.(deadliner) // net/http's own writer is one: no allocation on the hot path
 			if !ok {

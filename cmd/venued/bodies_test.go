@@ -83,3 +83,32 @@ func TestREST_StalledBodies(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_DeclaredTooLarge checks that a body whose Content-Length is
+// past the limit is refused at once with a 413, before any of it is read:
+// the venue used to wait for the bytes, and answer a stall after 30 s.
+func TestREST_DeclaredTooLarge(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	var id string
+	c.do(t, "POST", "/api/v1/assets", `{"content": {"sha256": "`+strings.Repeat("ab", 32)+`"}}`).json(t, &id)
+	for _, tc := range []struct {
+		name, method, path, want string
+		length                   int
+	}{
+		{"invoke", "POST", "/api/v1/invoke", "request body is too large limit=", 99999999999},
+		{"a Huma route", "PUT", "/api/v1/secrets/HUGE", "request body is too large", 17 << 20},
+		{"asset content", "PUT", "/api/v1/assets/" + id + "/content", "Content exceeds maximum size of", 2 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			resp, body := rawRequest(t, m.Addr, tc.method, tc.path, tc.length, 0, `{}`)
+			if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(body, tc.want) {
+				t.Fatalf("%d %s, want 413 with %q", resp.StatusCode, body, tc.want)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("answered after %s", d)
+			}
+		})
+	}
+}
