@@ -4,6 +4,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -52,17 +53,17 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	disposition, err := contentDisposition(r.URL.Query())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	c, err := s.e.Content(r.Context(), id)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	defer c.Body.Close()
-	q := r.URL.Query()
-	disposition := "attachment"
-	if q.Has("inline") && q.Get("inline") != "false" {
-		disposition = "inline"
-	}
 	if named := mime.FormatMediaType(disposition, map[string]string{"filename": c.FileName}); c.FileName != "" && named != "" {
 		disposition = named
 	}
@@ -75,6 +76,22 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	if _, err := io.Copy(w, c.Body); err != nil {
 		s.log.Warn("stream asset content", "asset", id.String(), "err", err)
 	}
+}
+
+// contentDisposition reads the inline parameter: present with no value or
+// a true boolean (strconv's words), inline; absent or false, attachment.
+func contentDisposition(q url.Values) (string, error) {
+	inline := q.Has("inline")
+	if v := q.Get("inline"); v != "" {
+		var err error
+		if inline, err = strconv.ParseBool(v); err != nil {
+			return "", venue.Errorf(venue.EINVALID, "inline must be true or false, not %q", clipPath(v))
+		}
+	}
+	if inline {
+		return "inline", nil
+	}
+	return "attachment", nil
 }
 
 func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -90,7 +91,7 @@ var secretMembers = map[string]bool{"value": true}
 // object with a string "value".
 func secretValue(body json.RawMessage) (string, error) {
 	var v string
-	if json.Unmarshal(body, &v) == nil {
+	if json.Unmarshal(body, &v) == nil && string(bytes.TrimSpace(body)) != "null" {
 		return v, nil
 	}
 	if err := strictMembers(body, secretMembers); err != nil {

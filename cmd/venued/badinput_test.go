@@ -148,6 +148,7 @@ func TestREST_BodiesAsSent(t *testing.T) {
 		{"secret value given twice", "PUT", "/api/v1/secrets/TWICE", `{"value": "first-1234", "value": "second-1234"}`, "application/json", 400,
 			"body.value: given more than once"},
 		{"secret value in capitals", "PUT", "/api/v1/secrets/CASE", `{"VALUE": "value-1234"}`, "application/json", 400, "write value"},
+		{"secret value null", "PUT", "/api/v1/secrets/NULL", `null`, "application/json", 400, "must contain a 'value' string field, or be a JSON string"},
 		{"asset content with a field of its own", "POST", "/api/v1/assets", `{"name": "g", "content": {"sha256": "` + strings.Repeat("ab", 32) + `", "size": 13}}`,
 			"application/json", 201, ""},
 	} {

@@ -45,6 +45,15 @@ func TestREST_Assets(t *testing.T) {
 				r.header.Get("Content-Disposition") != `inline; filename=hi.txt` {
 				t.Fatalf("%d %q %v", r.status, r.body, r.header)
 			}
+			for query, want := range map[string]string{"": "attachment", "?inline": "inline", "?inline=0": "attachment", "?inline=false": "attachment"} {
+				r = c.do(t, "GET", "/api/v1/assets/"+id+"/content"+query, nil)
+				if d := r.header.Get("Content-Disposition"); r.status != 200 || !strings.HasPrefix(d, want+";") {
+					t.Fatalf("%s: %d, Content-Disposition %q, want %s", query, r.status, d, want)
+				}
+			}
+			if r = c.do(t, "GET", "/api/v1/assets/"+id+"/content?inline=maybe", nil); r.status != 400 || !strings.Contains(r.errorText(t), "inline must be true or false") {
+				t.Fatalf("inline=maybe: %d %s", r.status, r.body)
+			}
 		})
 		t.Run("the list pages", func(t *testing.T) {
 			c.do(t, "POST", "/api/v1/assets", `{"name": "second"}`)

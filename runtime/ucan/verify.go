@@ -2,8 +2,10 @@ package ucan
 
 import (
 	"crypto/ed25519"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -204,11 +206,32 @@ func parseError(err error) error {
 }
 
 func reason(err error) string {
+	var wrongType *json.UnmarshalTypeError
+	if errors.As(err, &wrongType) {
+		return clip(fmt.Sprintf("the claim %s is a JSON %s, where it must be %s", wrongType.Field, wrongType.Value, jsonKind(wrongType.Type)))
+	}
 	msg := err.Error()
 	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
 		msg = msg[i+2:]
 	}
 	return clip(msg)
+}
+
+// jsonKind names the JSON kind of values that decode into t.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return "a number"
 }
 
 func refuse(format string, args ...any) error {

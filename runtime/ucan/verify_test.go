@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	venue "github.com/gridvenue/venue"
 )
 
@@ -61,6 +63,8 @@ func TestVerifier_Verify(t *testing.T) {
 		{"empty", "", bob.did, venue.EINVALID, "well-formed"},
 		{"grants nothing", alice.issue(t, bob.did, nil, nil, hour), bob.did, venue.EINVALID, "grants nothing"},
 		{"bad proof fails the chain", bob.issue(t, carol.did, read, []string{"garbage"}, hour), carol.did, venue.EINVALID, "well-formed"},
+		{"a claim of the wrong type", audAsArray(t, alice, bob.did, hour), bob.did, venue.EINVALID,
+			"UCAN is not a well-formed EdDSA JWT: the claim aud is a JSON array, where it must be a string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tok, err := v.Verify(tc.token, tc.aud)
@@ -147,6 +151,17 @@ func TestVerifier_ChainDepth(t *testing.T) {
 }
 
 // resign replaces a token's signature with one by another key.
+// audAsArray is a token signed by p whose aud is an array, as a JWT of
+// another kind may carry it.
+func audAsArray(t *testing.T, p party, aud string, exp time.Time) string {
+	claims := jwt.MapClaims{"iss": p.did, "aud": []string{aud}, "exp": exp.Unix(), "att": []map[string]string{{"with": p.did + "/w", "can": "crud"}}}
+	tok, err := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims).SignedString(p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func resign(t *testing.T, tok string, key ed25519.PrivateKey) string {
 	i := strings.LastIndexByte(tok, '.')
 	other := newParty(t)
