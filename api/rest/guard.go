@@ -155,9 +155,11 @@ func clipPath(p string) string {
 // there would cancel the request's context mid-wait.
 func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// A body said to be larger than any endpoint but asset content takes
-		// is refused before a byte of it is read (or waited for).
-		if r.ContentLength > s.maxBody && !(r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")) {
+		// A body said to be larger than any REST endpoint but asset content
+		// takes is refused before a byte of it is read (or waited for). The
+		// other doors answer in their own protocols' words.
+		if r.ContentLength > s.maxBody && strings.HasPrefix(r.URL.Path, "/api/") &&
+			!(r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")) {
 			writeError(w, bodyError(&http.MaxBytesError{Limit: s.maxBody}, s.maxBody))
 			return
 		}
