@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -123,11 +124,25 @@ func (h *Host) Compile(ctx context.Context, wasm []byte) (*Module, error) {
 	return m, err
 }
 
-// CheckModule compiles module and checks its ABI, so the engine can refuse
-// an upload the venue could never run (runtime.ModuleChecker).
+// CheckModule compiles module, checks its ABI and instantiates it once,
+// so the engine can refuse an upload the venue could never run
+// (runtime.ModuleChecker). Instantiating runs none of the guest's code (a
+// start section is refused, and _initialize or _start is not called); it
+// lays out the memory and the tables, where a data or element segment
+// that does not fit fails every call.
 func (h *Host) CheckModule(ctx context.Context, module []byte) error {
-	_, err := h.Compile(ctx, module)
-	return err
+	m, err := h.acquire(ctx, module)
+	if err != nil {
+		return err
+	}
+	defer m.done()
+	var call callState
+	var stderr capture
+	mod, err := m.box.rt.InstantiateModule(ctx, m.compiled, h.configFor(&call, &stderr).WithName("").WithStartFunctions())
+	if err != nil {
+		return venue.Errorf(venue.EINVALID, "module does not instantiate: %s", strings.TrimPrefix(err.Error(), "module[] "))
+	}
+	return mod.Close(ctx)
 }
 
 // acquire is Compile for a call that will run the module: it returns it in

@@ -3,6 +3,7 @@ package wasm
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -321,4 +322,22 @@ func TestHost_BuiltinStops(t *testing.T) {
 	if up.box != h.box {
 		t.Error("an upload compiled in another runtime")
 	}
+}
+
+// TestHost_CheckModuleInstantiates checks that an upload whose data does
+// not fit its memory is refused at upload, where it used to compile and
+// then fail every call.
+func TestHost_CheckModuleInstantiates(t *testing.T) {
+	h := mustHost(t, Config{})
+	ok := buildModule(nil, []wfunc{{export: "_start"}}, 1)
+	// One active data segment of one byte at offset 65536, past the one page.
+	past := insertSection(ok, secData, []byte{0x01, 0x00, 0x41, 0x80, 0x80, 0x04, 0x0b, 0x01, 'x'})
+	if err := h.CheckModule(context.Background(), ok); err != nil {
+		t.Fatalf("a valid command: %v", err)
+	}
+	err := h.CheckModule(context.Background(), past)
+	if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "module does not instantiate: ") {
+		t.Fatalf("data past the memory: %v", err)
+	}
+	t.Log(err)
 }

@@ -89,8 +89,11 @@
 // (export _initialize or _start instead, each taking and returning
 // nothing), must not export the name venue_interrupt, which the host adds,
 // and must stay within the static bounds of interruptcode.go (its tables
-// together hold at most 2^20 references; at most 4 million locals in all,
-// 100,000 types and 100,000 data and element segments each). Its calls may
+// together hold at most 2^20 references; functions of at most 7,654,321
+// bytes; at most 4 million locals in all, 100,000 types and 100,000 data
+// and element segments each). An upload is also instantiated once, without
+// running any of its code, so that data or elements that do not fit are
+// refused then rather than at every call. Its calls may
 // nest up to a call stack of about 8 MiB (maxStackSlots: some 170,000
 // calls of a function of one parameter); deeper, the job fails with "calls
 // nested deeper than the venue allows". A guest that loops past its job's

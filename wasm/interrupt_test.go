@@ -306,6 +306,13 @@ func TestInstrument_Bounds(t *testing.T) {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
+	t.Run("a function too large", func(t *testing.T) {
+		fn := append(append([]byte{0x00}, bytes.Repeat([]byte{0x01}, maxFunctionSize)...), 0x0b)
+		code := append(append(uleb(1), uleb(uint64(len(fn)))...), fn...)
+		if _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
+			t.Fatalf("instrumentCode: %v", err)
+		}
+	})
 	t.Run("tables share one bound", func(t *testing.T) {
 		// Three tables with no maximum, and one that asks for 10 entries at most.
 		body := []byte{0x04, 0x70, 0x00, 0x05, 0x70, 0x00, 0x00, 0x70, 0x01, 0x02, 0x0a, 0x70, 0x00, 0x01}

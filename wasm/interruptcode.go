@@ -5,12 +5,14 @@ import "fmt"
 // Static bounds on what one module may ask of the compiler and of each
 // instance: the compiler's time and memory grow with these (nesting
 // quadratically), and none of them is near what real guests use. Locals
-// per function and br_table targets are the JavaScript API's limits; the
+// per function, a function's size and br_table targets are the JavaScript
+// API's limits; the
 // totals keep a small module from asking for gigabytes (an audit's 80 KB
 // module of 10,000 functions of 50,000 locals each held 3.8 GB once
 // compiled, and a 40 MB one of 10 million types took 28 s and 7 GB).
 const (
 	maxLocals       = 50_000    // per function
+	maxFunctionSize = 7_654_321 // bytes of one function body (one of 24 MB took 1.5 GB to compile)
 	maxModuleLocals = 4_000_000 // all functions together
 	maxDepth        = 4_096     // blocks, loops and ifs open at once
 	maxBrTable      = 65_520    // targets of one br_table
@@ -45,6 +47,9 @@ func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32,
 	}
 	for i := range n {
 		size := r.u32()
+		if r.err == nil && size > maxFunctionSize {
+			return nil, fmt.Errorf("%w: function %d of the code section has %d bytes; the venue takes at most %d", errMalformed, i, size, maxFunctionSize)
+		}
 		fn := r.bytes(int(size))
 		if r.err != nil {
 			return nil, r.err
