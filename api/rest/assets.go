@@ -78,6 +78,7 @@ func (s *Server) registerAssets() {
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/json": {
 		Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[AssetMetadata](), true, "AssetMetadata")}}}
 	huma.Register(s.api, op, s.registerAsset)
+	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 	op = s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets")
 	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "Not an asset reference",
 		"404": "No such asset, or nothing at the path named"}), s.getAsset)

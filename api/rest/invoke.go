@@ -43,6 +43,7 @@ func (s *Server) registerInvoke() {
 	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error."
 	s.documentInvokeBody(&op)
 	huma.Register(s.api, op, s.run)
+	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 }
 
 func (s *Server) documentInvokeBody(op *huma.Operation) {
