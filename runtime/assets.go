@@ -86,6 +86,13 @@ func (e *Engine) Content(ctx context.Context, id venue.AssetID) (*AssetContent, 
 	if err != nil {
 		return nil, err
 	}
+	return e.ContentOf(ctx, id, meta)
+}
+
+// ContentOf opens the content that meta, the metadata of asset id (as
+// ResolveAsset gives it, which may be held at a path rather than stored),
+// names by its content.sha256.
+func (e *Engine) ContentOf(ctx context.Context, id venue.AssetID, meta []byte) (*AssetContent, error) {
 	ci, err := contentOf(meta, id)
 	if errors.Is(err, errNoContent) {
 		return nil, venue.Errorf(venue.ENOTFOUND, "Asset metadata does not specify any content object: %s", id)

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 // registerContent mounts asset content upload and download as plain
@@ -48,17 +49,12 @@ func (s *Server) registerContent() {
 }
 
 func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
-	id, err := s.assetID(r)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
 	disposition, err := contentDisposition(r.URL.Query())
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	c, err := s.e.Content(r.Context(), id)
+	c, err := s.content(r)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -74,8 +70,23 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
 	if _, err := io.Copy(w, c.Body); err != nil {
-		s.log.Warn("stream asset content", "asset", id.String(), "err", err)
+		s.log.Warn("stream asset content", "asset", clipPath(r.PathValue("id")), "err", err)
 	}
+}
+
+// content opens the content of the asset the path names: by its id, or
+// through the metadata a reference resolves to, which a path may hold
+// without its being registered.
+func (s *Server) content(r *http.Request) (*runtime.AssetContent, error) {
+	ref := r.PathValue("id")
+	if id, err := venue.ParseAssetID(ref); err == nil {
+		return s.e.Content(r.Context(), id)
+	}
+	id, meta, err := s.e.ResolveAsset(r.Context(), ref)
+	if err != nil {
+		return nil, err
+	}
+	return s.e.ContentOf(r.Context(), id, meta)
 }
 
 // contentDisposition reads the inline parameter: present with no value or

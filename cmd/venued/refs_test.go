@@ -68,10 +68,16 @@ func TestREST_ReferenceForms(t *testing.T) {
 			})
 		}
 		t.Run("content by DID URL and by pin", func(t *testing.T) {
-			for _, ref := range []string{didURL, "w/pins/ref", "/a/" + bare} {
+			// Metadata held at a path, never registered, names content by its hash.
+			held := fmt.Sprintf(`{"name": "held", "content": {"contentType": "text/plain", "sha256": "%x"}}`, sum)
+			mustOK(t, c.run(t, "v/ops/core/write", `{"path": "w/held", "value": `+held+`}`))
+			for _, ref := range []string{didURL, "w/pins/ref", "/a/" + bare, "w/held"} {
 				if r := c.do(t, "GET", "/api/v1/assets/"+ref+"/content", nil); r.status != 200 || string(r.body) != string(content) {
 					t.Fatalf("%s: %d %q", ref, r.status, r.body)
 				}
+			}
+			if r := c.do(t, "GET", "/api/v1/assets/w/inline/content", nil); r.status != 404 || !strings.Contains(r.errorText(t), "does not specify any content object") {
+				t.Fatalf("content of metadata without any: %d %s", r.status, r.body)
 			}
 			if r := c.do(t, "PUT", "/api/v1/assets/"+didURL+"/content", content); r.status != 200 || string(r.body) != `"0x`+hex.EncodeToString(sum[:])+`"` {
 				t.Fatalf("PUT by DID URL: %d %s", r.status, r.body)
