@@ -255,6 +255,10 @@ func (cc *compileCache) abandoned(c *compiling) bool {
 // compile instruments wasm so that its calls can be stopped (interrupt.go),
 // compiles it and checks its imports and ABI.
 func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte) (*Module, error) {
+	if pages, ok := memoryMin(wasm); ok && pages > h.cfg.MemoryLimitPages {
+		return nil, venue.Errorf(venue.EINVALID, "module's memory starts at %d pages of 64 KiB (%.2f MiB); the venue allows at most %d pages (%d MiB)",
+			pages, float64(pages)/16, h.cfg.MemoryLimitPages, h.cfg.memoryLimit()>>20)
+	}
 	wasm, err := instrument(wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)

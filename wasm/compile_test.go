@@ -64,7 +64,7 @@ func TestHost_Compile(t *testing.T) {
 			"module imports venue.call as (i32, i32) -> (i32); the venue provides (i32, i32) -> (i64)"},
 		{"an unknown venue import", bytesOf(buildModule([]wimport{{"venue", "read_secret", []byte{tI32}, []byte{tI32}}}, []wfunc{{export: "_start"}}, 1)), "",
 			"module imports venue.read_secret, which the venue does not provide"},
-		{"memory over the limit", bytesOf(buildModule(nil, []wfunc{{export: "_start"}}, 2000)), "", "module does not compile: "},
+		{"memory over the limit", bytesOf(buildModule(nil, []wfunc{{export: "_start"}}, 2000)), "", "module's memory starts at 2000 pages of 64 KiB (125.00 MiB); the venue allows at most 1024 pages (64 MiB)"},
 		{"too large", bytesOf(make([]byte, 8<<20+1)), "", "module of 8388609 bytes exceeds the limit of 8388608 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -109,6 +109,30 @@ func instrument(module []byte) ([]byte, error) {
 	return out, nil
 }
 
+// memoryMin returns the initial size in pages of the memory the module
+// defines, if it defines one and is well-formed that far.
+func memoryMin(module []byte) (uint32, bool) {
+	if !bytes.HasPrefix(module, []byte("\x00asm\x01\x00\x00\x00")) {
+		return 0, false
+	}
+	secs, err := splitSections(module)
+	if err != nil {
+		return 0, false
+	}
+	for _, s := range secs {
+		if s.id == secMemory {
+			r := &reader{b: s.body}
+			if r.count() == 0 {
+				return 0, false
+			}
+			r.byte() // flags
+			pages := r.u32()
+			return pages, r.err == nil
+		}
+	}
+	return 0, false
+}
+
 type rawSection struct {
 	id   byte
 	body []byte
