@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -105,16 +106,28 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s", e.cfg.MaxWait, rec.ID, rec.Status)
 }
 
+// ErrOperationFailed is in Run's error for a job that ended FAILED or
+// REJECTED (errors.Is): the operation's failure, which a door reports as
+// the reference does (500 for most) but need not log as the venue's own.
+var ErrOperationFailed = errors.New("the operation failed")
+
+// failedJob is Run's error for a failed job: its coded error, and
+// ErrOperationFailed.
+type failedJob struct{ err error }
+
+func (f *failedJob) Error() string   { return f.err.Error() }
+func (f *failedJob) Unwrap() []error { return []error{f.err, ErrOperationFailed} }
+
 // runFailure is Run's error for a job that ended with code and message msg.
 func runFailure(code, msg string) error {
 	switch code {
 	case venue.EFORBIDDEN, venue.EUNAUTHORIZED:
-		return venue.Errorf(code, "%s", msg)
+		return &failedJob{venue.Errorf(code, "%s", msg)}
 	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT:
 	default:
 		code = venue.EINTERNAL
 	}
-	return venue.Errorf(code, "Operation failed: %s", msg)
+	return &failedJob{venue.Errorf(code, "Operation failed: %s", msg)}
 }
 
 // submit resolves, validates and records a new PENDING job.

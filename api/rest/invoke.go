@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -59,6 +60,9 @@ func (s *Server) run(ctx context.Context, in *RunInput) (*RunOutput, error) {
 	}
 	out, err := s.e.Run(ctx, runtime.InvokeRequest{Operation: body.Operation, Input: body.Input, UCANs: body.UCANs})
 	if err != nil {
+		if errors.Is(err, runtime.ErrOperationFailed) {
+			blameOperation(ctx)
+		}
 		return nil, toAPI(err)
 	}
 	return &RunOutput{Body: rawJSON(out)}, nil

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"mime"
@@ -60,16 +61,38 @@ func readsAsJSON(ct string) bool {
 		mt == "application/x-www-form-urlencoded" || mt == "text/plain"
 }
 
+// blame is where a handler notes that its 5xx answer is an operation's
+// failure (a job that ended FAILED), which the request log then reports
+// as a warning rather than as the venue's error: a guest that fails on
+// purpose should not fill the operator's log with errors.
+type blame struct{ operation bool }
+
+type blameKey struct{}
+
+// blameOperation marks the request of ctx as failed by its operation.
+func blameOperation(ctx context.Context) {
+	if b, ok := ctx.Value(blameKey{}).(*blame); ok {
+		b.operation = true
+	}
+}
+
 // logRequests logs each request at the edge, with its outcome.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		var b *blame
+		if r.URL.Path == "/api/v1/run" { // the one route answering an operation's failure with a 5xx
+			b = &blame{}
+			r = r.WithContext(context.WithValue(r.Context(), blameKey{}, b))
+		}
 		next.ServeHTTP(sw, r)
 		level := slog.LevelDebug
 		switch {
 		case sw.status >= 500 && r.Context().Err() != nil:
 			level = slog.LevelInfo // the client left before its answer: not the venue's failure
+		case sw.status >= 500 && b != nil && b.operation:
+			level = slog.LevelWarn
 		case sw.status >= 500:
 			level = slog.LevelError
 		}

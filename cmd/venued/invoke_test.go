@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -108,5 +112,46 @@ func waitJob(t *testing.T, c *client, id, want string) jobJSON {
 			t.Fatalf("job %s: %d %s, want %s", id, r.status, r.body, want)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a log sink the server's goroutines may write at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestREST_RunFailureIsNotTheVenuesError checks that /run answering a
+// failed operation with 500, as the reference does, logs a warning, not an
+// error: a guest failing on purpose must not fill the operator's log with
+// errors.
+func TestREST_RunFailureIsNotTheVenuesError(t *testing.T) {
+	var logs syncBuffer
+	cfg := defaultConfig()
+	cfg.Listen = "127.0.0.1:0"
+	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+	if err := m.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	c := newClient(m)
+	r := c.do(t, "POST", "/api/v1/run", `{"operation": "v/test/ops/error", "input": {"message": "crashed", "code": "internal"}}`)
+	if r.status != 500 {
+		t.Fatalf("%d %s", r.status, r.body)
+	}
+	if !strings.Contains(logs.String(), `level=WARN msg=request method=POST path=/api/v1/run status=500`) || strings.Contains(logs.String(), "level=ERROR") {
+		t.Fatalf("log:\n%s", logs.String())
 	}
 }
