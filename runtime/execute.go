@@ -9,6 +9,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 var errTimeout = errors.New("job deadline passed")
@@ -103,6 +104,9 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	if len(out) > e.cfg.MaxOutputSize {
 		return nil, venue.Errorf(venue.ETOOLARGE, "Output of %d bytes exceeds the venue's limit of %d bytes", len(out), e.cfg.MaxOutputSize)
+	}
+	if jsonscan.Compacted(out) {
+		return out, nil
 	}
 	var buf bytes.Buffer
 	if len(out) == 0 || json.Compact(&buf, out) != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // InvokeRequest is an invocation as a door hands it to the engine.
@@ -159,27 +160,33 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 }
 
 // checkInput compacts the input (which also proves it is JSON) and checks
-// it against the operation's input schema.
+// it against the operation's input schema. Input that is compact already
+// (most is) is only checked, at a fifth of the cost of rewriting it.
 func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
 		in = json.RawMessage(`{}`)
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(in))
-	if err := json.Compact(&buf, in); err != nil {
-		return nil, venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
+	if jsonscan.Compacted(in) {
+		in = bytes.Clone(in) // the job keeps its own input, as a compacted one would be
+	} else {
+		var buf bytes.Buffer
+		buf.Grow(len(in))
+		if err := json.Compact(&buf, in); err != nil {
+			return nil, venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
+		}
+		in = buf.Bytes()
 	}
-	if err := refuseDuplicates("Input", buf.Bytes()); err != nil {
+	if err := refuseDuplicates("Input", in); err != nil {
 		return nil, err
 	}
 	s, err := e.inputSchema(op)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.validate(buf.Bytes()); err != nil {
+	if err := s.validate(in); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	return in, nil
 }
 
 // await waits for j to end, for wait (at most MaxWait) or for the caller to

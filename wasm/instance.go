@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 	"github.com/gridvenue/venue/runtime"
 )
 
@@ -192,7 +193,7 @@ func (in *instance) output(r uint64) (json.RawMessage, error) {
 		in.broken = true
 		return nil, crashed("venue_run returned an output (%d bytes at %#x) outside the module's memory", n, ptr)
 	}
-	if !json.Valid(view) {
+	if !jsonscan.Compacted(view) && !json.Valid(view) {
 		return nil, notJSON(view)
 	}
 	return append(json.RawMessage(nil), view...), nil

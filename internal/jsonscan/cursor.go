@@ -4,8 +4,9 @@ package jsonscan
 // it expected was there; after a false the cursor's position is
 // unspecified, and the caller gives up.
 type Cursor struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	spaced bool // Space has skipped whitespace (see Compacted)
 }
 
 // New returns a cursor at the start of b.
@@ -31,14 +32,16 @@ func (c *Cursor) Peek() (byte, bool) {
 
 // Space skips JSON whitespace.
 func (c *Cursor) Space() {
+	start := c.i
 	for c.i < len(c.b) {
 		switch c.b[c.i] {
 		case ' ', '\t', '\n', '\r':
 			c.i++
-		default:
-			return
+			continue
 		}
+		break
 	}
+	c.spaced = c.spaced || c.i != start
 }
 
 // Eat reads ch, if it comes next.
