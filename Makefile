@@ -37,12 +37,14 @@ ops/build/builtin.wasm: $(OPS_SOURCES)
 	GOOS=wasip1 GOARCH=wasm $(GO) build -buildmode=c-shared -trimpath -ldflags='-s -w' -o $@ ./ops/builtin
 
 ## fuzz: run every fuzzer for FUZZTIME each (a duration, or a count of inputs such as 50000x)
+# The fuzzers are found in the sources: asking `go test -list` would link
+# every package's test binary only to list them.
 fuzz:
-	@for pkg in $$($(GO) list ./...); do \
-	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
-	  done; \
-	done
+	@find . -name node_modules -prune -o -name testdata -prune -o -name '*_test.go' -print | \
+	  xargs grep -H '^func Fuzz' | sed -E 's#^(.*)/[^/]*:func (Fuzz[A-Za-z0-9_]*)\(.*#\1 \2#' | sort | \
+	  while read -r dir f; do \
+	    echo "== $$dir $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$dir || exit 1; \
+	  done
 
 ## openapi: rewrite the pinned OpenAPI document after an intended API change
 openapi:
