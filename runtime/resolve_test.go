@@ -90,6 +90,9 @@ func TestEngine_InputIsCheckedAgainstTheSchema(t *testing.T) {
 		{"not JSON", `{"ms": `, "Input is not valid JSON"},
 		{"a member given twice", `{"ms": "soon", "ms": 5}`, `Input gives the member "ms" twice`},
 		{"not an object", `[1]`, "got array, want object"},
+		{"a member named but for case, beside the member", `{"ms": 5, "MS": 50000}`,
+			`Input gives the member "MS", which this operation does not take: member names are case-sensitive; did you mean "ms"?`},
+		{"a member named but for case alone", `{"Ms": 5}`, `did you mean "ms"?`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/delay", Input: json.RawMessage(tc.input)})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // compiledSchema is an operation's input schema, ready to validate against;
@@ -24,6 +26,7 @@ type compiledSchema struct {
 	schema     *jsonschema.Schema
 	objectOnly bool
 	flat       *flatSchema
+	names      []string // the top-level properties the schema names, for CaseVariant
 }
 
 // CompileSchema compiles a JSON Schema document (draft 2020-12 unless it
@@ -50,7 +53,24 @@ func CompileSchema(name string, doc json.RawMessage) (*compiledSchema, error) {
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %v", name, err)
 	}
-	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc)}, nil
+	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc), names: propertyNames(doc)}, nil
+}
+
+// propertyNames returns the names under the schema's top-level
+// "properties", if it has any.
+func propertyNames(doc json.RawMessage) []string {
+	var top struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(doc, &top) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(top.Properties))
+	for n := range top.Properties {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
 }
 
 // isObjectOnly reports whether doc is exactly {"type": "object"}, which
@@ -79,11 +99,16 @@ func (s *compiledSchema) validate(input json.RawMessage) error {
 		return nil
 	}
 	if s.flat != nil && s.flat.valid(input) {
-		return nil
+		return nil // it declines any input with a case variant of a property
 	}
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
 	if err != nil {
 		return venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
+	}
+	// First, since a misspelt required member is also a missing one, and
+	// this says what to fix.
+	if got, want := jsonscan.CaseVariant(input, s.names); got != "" {
+		return venue.Errorf(venue.EINVALID, "Input gives the member %q, which this operation does not take: member names are case-sensitive; did you mean %q?", clipRef(got), want)
 	}
 	err = s.schema.Validate(v)
 	var ve *jsonschema.ValidationError

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/gridvenue/venue/internal/jsonscan"
 )
@@ -151,6 +152,9 @@ func (f *flatSchema) valid(input []byte) bool {
 			return false
 		}
 		p, known := f.props[key]
+		if !known && f.variant(key) {
+			return false // the full check words the refusal
+		}
 		return (known || !f.closed) && (!known || p.admits(input[start:c.Pos()]))
 	})
 	if !ok {
@@ -162,6 +166,16 @@ func (f *flatSchema) valid(input []byte) bool {
 		}
 	}
 	return true
+}
+
+// variant reports whether key, which is no property, is one but for case.
+func (f *flatSchema) variant(key string) bool {
+	for name := range f.props {
+		if strings.EqualFold(key, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // admits reports whether v, one compact JSON value, surely has the

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strconv"
+	"strings"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // args are a host call's arguments. A request carries them as its own
@@ -70,9 +73,17 @@ func (c *callState) opName() string {
 	return c.op
 }
 
-// decode unmarshals the arguments into v. Unknown members are ignored, as
-// an operation's input may carry members its host call does not use.
+// decode unmarshals the arguments into v, a pointer to a struct. Unknown
+// members are ignored, as an operation's input may carry members its host
+// call does not use; a member named as one of v's but for case is refused,
+// since encoding/json would take it for that one (jsonscan.CaseVariant).
 func (a args) decode(v any) error {
+	if got, want := jsonscan.CaseVariant(a.raw, jsonNames(v)); got != "" {
+		if a.op == "" {
+			return invalid("the request gives the member %q: member names are case-sensitive; did you mean %q?", got, want)
+		}
+		return venue.Errorf(venue.EINVALID, "%s: input gives the member %q: member names are case-sensitive; did you mean %q?", a.op, got, want)
+	}
 	err := json.Unmarshal(a.raw, v)
 	if err == nil {
 		return nil
@@ -158,4 +169,27 @@ func integralNumbers(raw []byte) ([]byte, bool) {
 	}
 	out, err := json.Marshal(v)
 	return out, err == nil
+}
+
+// jsonNames returns the member names encoding/json gives the fields of the
+// struct v points to; none if v points to anything else.
+func jsonNames(v any) []string {
+	t := reflect.TypeOf(v)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	t = t.Elem()
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case name == "-" || !f.IsExported():
+		case name == "":
+			names = append(names, f.Name)
+		default:
+			names = append(names, name)
+		}
+	}
+	return names
 }

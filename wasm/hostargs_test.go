@@ -97,6 +97,31 @@ func jsonSame(a, b []byte) bool {
 // TestArgs_IntegralNumbers checks that an integer field takes a number
 // with an integer value however it is written, as JSON Schema's integer
 // does, and still refuses one with a fraction.
+// TestArgs_CaseVariants: a member named as an argument but for case is
+// refused, not taken for the argument as encoding/json would.
+func TestArgs_CaseVariants(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw, op, want string
+	}{
+		{"own members", `{"fn":"lattice.write","path":"w/a","Path":"s/X"}`, "",
+			`the request gives the member "Path": member names are case-sensitive; did you mean "path"?`},
+		{"a forwarded input", `{"path":"w/a","MaxSize":1}`, "core:read",
+			`core:read: input gives the member "MaxSize": member names are case-sensitive; did you mean "maxSize"?`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var la latticeArgs
+			err := args{raw: []byte(tc.raw), op: tc.op}.decode(&la)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("decode(%s) = %v; want %q", tc.raw, err, tc.want)
+			}
+		})
+	}
+	var la latticeArgs
+	if err := (args{raw: []byte(`{"path":"w/a","note":"Path"}`)}).decode(&la); err != nil || la.Path != "w/a" {
+		t.Fatalf("exact names: %v, %+v", err, la)
+	}
+}
+
 func TestArgs_IntegralNumbers(t *testing.T) {
 	var v struct {
 		Path   string `json:"path"`

@@ -1,0 +1,60 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+)
+
+// CaseVariant returns the first member of the object b whose name is not
+// one of names but equals one of them when case is ignored ("Path" for
+// "path"), and that name. encoding/json matches member names to fields
+// regardless of case, the last match winning, so {"path": "w/a", "Path":
+// "w/b"} passes a schema that names only "path" and then acts on "w/b":
+// the venue refuses such a member rather than let it stand in for the
+// real one. b must be valid JSON; CaseVariant finds nothing in anything
+// but an object.
+func CaseVariant(b []byte, names []string) (got, want string) {
+	c := New(b)
+	ok := c.Object(func(key string) bool {
+		if want = variantOf(key, names); want != "" {
+			got = key
+			return false
+		}
+		return c.Value()
+	})
+	if got != "" || ok {
+		return got, want
+	}
+	// A key with an escape or beyond ASCII, which Key declines, or no
+	// object at all: encoding/json reads the names.
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return "", ""
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if want = variantOf(k, names); want != "" {
+			return k, want
+		}
+	}
+	return "", ""
+}
+
+// variantOf returns the name key stands in for, or "" if key is one of
+// names or like none of them.
+func variantOf(key string, names []string) string {
+	if slices.Contains(names, key) {
+		return ""
+	}
+	for _, n := range names {
+		if strings.EqualFold(key, n) {
+			return n
+		}
+	}
+	return ""
+}
