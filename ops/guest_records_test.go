@@ -32,6 +32,8 @@ func TestGuest_SecretFieldsInRecords(t *testing.T) {
 		{"a raw bearer token", "v/ops/http/get", `{"url":"{web}/x","bearerSecret":"ghp_rawToken0123"}`, "ghp_rawToken0123", ""},
 		{"a raw secret header", "v/ops/http/post", `{"url":"{web}/x","secretHeaders":{"X-Key":"raw-header-0123"}}`, "raw-header-0123", ""},
 		{"a raw bearer token through a pin", "o/getter", `{"url":"{web}/x","bearerSecret":"ghp_rawToken4567"}`, "ghp_rawToken4567", ""},
+		{"a literal Authorization header", "v/ops/http/get", `{"url":"{web}/x","headers":{"Authorization":"Bearer ghp_literal0123"}}`, "ghp_literal0123", ""},
+		{"a literal cookie, in another case, through a pin", "o/getter", `{"url":"{web}/x","headers":{"cookie":"session=literal-0123"}}`, "literal-0123", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := s.run(t, tc.op, s.web.fill(tc.in))

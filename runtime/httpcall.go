@@ -90,6 +90,9 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	if !httpMethods[method] {
 		return nil, nil, nil, venue.Errorf(venue.EINVALID, "Unsupported HTTP method: %s", req.Method)
 	}
+	if err := refuseLiteralCredentials(req); err != nil {
+		return nil, nil, nil, err
+	}
 	u, fills, err := env.resolveURL(ctx, req.URL, req.QueryParams)
 	if err != nil {
 		return nil, nil, nil, err
@@ -115,6 +118,31 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	return hreq, fills, names, err
 }
 
+// credentialHeaders carry credentials by their nature. Third-party
+// credentials reach outbound calls only through secret references, so a
+// literal value in one is refused (the catalog's http operations also mark
+// these names secret, so the refused value stays out of the job's record).
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
+
+// refuseLiteralCredentials refuses a literal header of credentialHeaders,
+// unless a secret reference overrides it.
+func refuseLiteralCredentials(req HTTPRequest) error {
+	for k := range req.Headers {
+		i := slices.IndexFunc(credentialHeaders, func(c string) bool { return strings.EqualFold(c, k) })
+		if i < 0 || (req.BearerSecret != "" && i == 0) {
+			continue
+		}
+		overridden := false
+		for s := range req.SecretHeaders {
+			overridden = overridden || strings.EqualFold(s, k)
+		}
+		if !overridden {
+			return venue.Errorf(venue.EINVALID, "The header %s carries a credential, which the venue sends only from a secret: store it (PUT /api/v1/secrets/NAME) and give secretHeaders {%q: \"s/NAME\"}, or bearerSecret \"s/NAME\" for a bearer token", credentialHeaders[i], credentialHeaders[i])
+		}
+	}
+	return nil
+}
+
 // fill is a URL placeholder filled in: the secret's name and the text put
 // in the placeholder's place.
 type fill struct{ name, text string }
@@ -125,7 +153,13 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 	var b strings.Builder
 	var fills []fill
 	last := 0
+	scheme := strings.Index(raw, "://")
 	for _, m := range placeholder.FindAllStringSubmatchIndex(raw, -1) {
+		if scheme < 0 || m[0] < scheme {
+			// The scheme is checked and quoted in errors, which would
+			// quote a piece of the secret.
+			return nil, nil, venue.Errorf(venue.EINVALID, "URL %s must begin with its scheme written out (https:// or http://): a {s/NAME} placeholder may stand only after it", clipRef(raw))
+		}
 		name := raw[m[2]:m[3]]
 		v, err := env.Secret(ctx, name)
 		if err != nil {

@@ -205,7 +205,7 @@ func setRows(rows []ValueRow, path string, v json.RawMessage) ([]ValueRow, []str
 	var del []string
 	for _, r := range rows {
 		if rest, ok := relSegments(path, r.Path); ok {
-			next, err := setIn(r.Value, rest, v)
+			next, err := setIn(r.Value, r.Path, rest, v)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -234,12 +234,15 @@ func deleteRows(rows []ValueRow, path string) ([]ValueRow, []string, bool, error
 	return nil, del, len(del) > 0, nil
 }
 
-// setIn returns doc with v stored at segs, creating maps on the way; a
-// scalar in the way becomes a map. A vector element is replaced by index.
-func setIn(doc json.RawMessage, segs []string, v json.RawMessage) (json.RawMessage, error) {
+// setIn returns doc, the value at path at, with v stored at segs below it,
+// creating maps where nothing (or null) is. A vector element is replaced
+// by index. A string, number or boolean in the way is refused rather than
+// replaced by a map: writing below a value must not lose it.
+func setIn(doc json.RawMessage, at string, segs []string, v json.RawMessage) (json.RawMessage, error) {
 	if len(segs) == 0 {
 		return v, nil
 	}
+	below := at + "/" + segs[0]
 	switch typeOf(doc) {
 	case "Vector":
 		var a []json.RawMessage
@@ -248,21 +251,23 @@ func setIn(doc json.RawMessage, segs []string, v json.RawMessage) (json.RawMessa
 		if err != nil || i < 0 || i >= len(a) {
 			return nil, venue.Errorf(venue.EINVALID, "Index %q is not in the vector of %d elements: use 0 to %d, or append", segs[0], len(a), len(a)-1)
 		}
-		next, err := setIn(a[i], segs[1:], v)
+		next, err := setIn(a[i], below, segs[1:], v)
 		a[i] = next
 		out, _ := json.Marshal(a)
 		return out, err
 	case "Map":
 		var m map[string]json.RawMessage
 		json.Unmarshal(doc, &m)
-		next, err := setIn(m[segs[0]], segs[1:], v)
+		next, err := setIn(m[segs[0]], below, segs[1:], v)
 		m[segs[0]] = next
 		out, _ := json.Marshal(m)
 		return out, err
+	case "Null": // nothing there, or null
+		next, err := setIn(nil, below, segs[1:], v)
+		out, _ := json.Marshal(map[string]json.RawMessage{segs[0]: next})
+		return out, err
 	}
-	next, err := setIn(nil, segs[1:], v)
-	out, _ := json.Marshal(map[string]json.RawMessage{segs[0]: next})
-	return out, err
+	return nil, venue.Errorf(venue.EINVALID, "Cannot write below %s: it holds %s, not a map or vector; write %s itself to replace it", at, withArticle(jsonKind(doc)), at)
 }
 
 // deleteIn returns doc without the value at segs and whether it was there.

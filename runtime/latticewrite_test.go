@@ -30,7 +30,8 @@ func TestEngine_WriteReadDelete(t *testing.T) {
 		{"a sibling joins them", "write", "w/a/b/d", `"x"`, map[string]string{"w/a/b": `{"c":1,"d":"x"}`}},
 		{"writing an ancestor replaces what was below", "write", "w/a/b", `{"e": true}`, map[string]string{"w/a/b": `{"e":true}`, "w/a/b/c": "absent"}},
 		{"writing inside a stored value edits it", "write", "w/a/b/e", `false`, map[string]string{"w/a/b": `{"e":false}`}},
-		{"a scalar in the way becomes a map", "write", "w/a/b/e/f", `2`, map[string]string{"w/a/b/e": `{"f":2}`}},
+		{"", "write", "w/a/b/e", `null`, map[string]string{"w/a/b": `{"e":null}`}},
+		{"a null in the way becomes a map", "write", "w/a/b/e/f", `2`, map[string]string{"w/a/b/e": `{"f":2}`}},
 		{"a vector element is replaced by index", "write", "w/list", `[1, 2, 3]`, map[string]string{"w/list/1": `2`}},
 		{"", "write", "w/list/1", `20`, map[string]string{"w/list": `[1,20,3]`}},
 		{"delete inside a value", "delete", "w/a/b/e/f", ``, map[string]string{"w/a/b/e": `{}`}},
@@ -95,6 +96,27 @@ func TestEngine_WriteRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("below a string, in a row or inside a value", func(t *testing.T) {
+		h.Write(h.alice, "w/s", json.RawMessage(`"keep"`))
+		h.Write(h.alice, "w/in", json.RawMessage(`{"list":[1,"two"]}`))
+		for path, want := range map[string]string{
+			"w/s/t":         "Cannot write below w/s: it holds a string, not a map or vector; write w/s itself to replace it",
+			"w/in/list/1/q": "Cannot write below w/in/list/1: it holds a string",
+			"w/in/list/0/q": "Cannot write below w/in/list/0: it holds a number",
+		} {
+			err := h.Write(h.alice, path, json.RawMessage(`1`))
+			wantCode(t, err, venue.EINVALID)
+			if !strings.Contains(err.Error(), want) {
+				t.Fatalf("writing %s: %v lacks %q", path, err, want)
+			}
+		}
+		if res, _ := h.Read(h.alice, "w/s", 0); string(res.Value) != `"keep"` {
+			t.Fatalf("w/s = %s after the refusal", res.Value)
+		}
+		if res, _ := h.Read(h.alice, "w/in", 0); string(res.Value) != `{"list":[1,"two"]}` {
+			t.Fatalf("w/in = %s after the refusals", res.Value)
+		}
+	})
 	t.Run("append to a map", func(t *testing.T) {
 		h.Write(h.alice, "w/m", json.RawMessage(`{"a":1}`))
 		_, err := h.Append(h.alice, "w/m", json.RawMessage(`1`))

@@ -2,6 +2,7 @@ package jsonops
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,6 +20,9 @@ func assoc(in json.RawMessage) (any, error) {
 	if !ok {
 		return nil, guest.Errorf("'path' must be a string like \"a/b\" or an array of keys and indices")
 	}
+	if p, isString := path.(string); isString && slices.Contains(segs, "") {
+		return nil, guest.Errorf("'path' %q has an empty segment: separate keys with one '/', with none at either end (an empty key can be given in the array form, [\"a\", \"\"])", clip(p))
+	}
 	// value ends up len(segs) levels down, inside the output's {"result": …}.
 	if d := len(segs) + jsonv.Depth(value) + 1; d > jsonv.MaxDepth {
 		return nil, guest.Errorf("the result would nest too deeply: %d levels, over the %d JSON allows", d, jsonv.MaxDepth)
@@ -30,12 +34,15 @@ func assoc(in json.RawMessage) (any, error) {
 	return output{out}, nil
 }
 
-// segments splits a path: "a/b/0" (empty segments ignored) or an array of
-// strings and non-negative integers.
+// segments splits a path: "a/b/0" ("" is no segment at all) or an array
+// of strings and non-negative integers.
 func segments(path any) ([]string, bool) {
 	switch p := path.(type) {
 	case string:
-		return strings.FieldsFunc(p, func(r rune) bool { return r == '/' }), true
+		if p == "" {
+			return nil, true
+		}
+		return strings.Split(p, "/"), true
 	case []any:
 		segs := make([]string, len(p))
 		for i, s := range p {
@@ -109,4 +116,12 @@ func article(kind string) string {
 		return "an " + kind
 	}
 	return "a " + kind
+}
+
+// clip shortens a path quoted in an error to its first 100 bytes.
+func clip(p string) string {
+	if len(p) <= 100 {
+		return p
+	}
+	return strings.ToValidUTF8(p[:100], "") + "…"
 }
