@@ -28,6 +28,10 @@ type job struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when rec turns terminal
 	inbox  chan struct{} // a message was queued for the job
+	// asks is closed when the job first waits on its caller (INPUT_REQUIRED
+	// or AUTH_REQUIRED), which ends its invoker's wait: only a reply can
+	// move it on. Nil for jobs this node did not start by an invoke.
+	asks chan struct{}
 }
 
 // Causes with which an execution's context is cancelled.

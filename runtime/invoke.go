@@ -80,9 +80,12 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // Returns the job's failure with the code the operation gave it:
 // EFORBIDDEN or EUNAUTHORIZED for a capability denied (the job is
 // REJECTED; the message is the denial's own), and for a FAILED job
-// EINVALID, ENOTFOUND or ECONFLICT (an agent busy or in the wrong state)
-// when the operation said so, EINTERNAL for anything else. ECONFLICT when
-// the job was cancelled, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE
+// EINVALID, ENOTFOUND, ECONFLICT (an agent busy or in the wrong state) or
+// ETIMEOUT (what it waited on did not come in time: grid:job-result's
+// timeout, its own deadline) when the operation said so, EINTERNAL for
+// anything else. ECONFLICT when
+// the job was cancelled or waits for its caller's reply, ETIMEOUT when it
+// outlasts MaxWait, EUNAVAILABLE
 // when ctx ends first (the venue is shutting down).
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
@@ -100,6 +103,8 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 		return nil, runFailure(code, rec.Error)
 	case venue.StatusCancelled:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation %s: %s", rec.Status, rec.Error)
+	case venue.StatusInputRequired, venue.StatusAuthRequired:
+		return nil, venue.Errorf(venue.ECONFLICT, "Operation is waiting for its caller (job %s is %s, asking %s), which a run cannot answer: invoke it instead and reply to the job", rec.ID, rec.Status, clipRef(string(rec.Message)))
 	}
 	if ctx.Err() != nil { // the venue is shutting down, or the caller went away
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "The venue stopped waiting for the operation (it is shutting down); job %s is %s", rec.ID, rec.Status)
@@ -124,7 +129,7 @@ func runFailure(code, msg string) error {
 	switch code {
 	case venue.EFORBIDDEN, venue.EUNAUTHORIZED:
 		return &failedJob{venue.Errorf(code, "%s", msg)}
-	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT:
+	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT, venue.ETIMEOUT:
 	default:
 		code = venue.EINTERNAL
 	}
@@ -149,7 +154,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 		Operation: req.Operation, Name: op.Name, Caller: c.DID, Input: maskFields(input, op.SecretFields),
 		Parent: req.Parent, Version: 1}
 	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil,
-		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
+		done: make(chan struct{}), inbox: make(chan struct{}, 1), asks: make(chan struct{})}
 	e.jobs.put(j)
 	e.unfinished.Add(1)
 	// A job invoked with wait is not handed out until it ends (or the wait
@@ -189,14 +194,16 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 	return in, nil
 }
 
-// await waits for j to end, for wait (at most MaxWait) or for the caller to
-// go away, then returns the record once it is durable, and its JSON when
+// await waits for j to end or to ask its caller (INPUT_REQUIRED or
+// AUTH_REQUIRED), for wait (at most MaxWait) or for the caller to go away,
+// then returns the record once it is durable, and its JSON when
 // the ticket has it.
 func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.Job, []byte, error) {
 	timer := time.NewTimer(min(wait, e.cfg.MaxWait))
 	defer timer.Stop()
 	select {
 	case <-j.done:
+	case <-j.asks: // the caller holds the next move: waiting longer is waiting on itself
 	case <-timer.C:
 	case <-ctx.Done():
 	}

@@ -3,6 +3,7 @@ package runtime_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,6 +100,33 @@ func TestEngine_AskAndReply(t *testing.T) {
 		h.Reply(h.alice, j.ID, json.RawMessage(`"blue"`))
 		if done := h.waitStatus(t, j.ID, venue.StatusComplete); string(done.Output) != `{"reply":{"content":"blue"}}` {
 			t.Fatalf("output %s", done.Output)
+		}
+	})
+	// Only the caller can move a job on that asks it something, so a wait
+	// ends there: the wait of a minute must not outlast the context's 10 s.
+	t.Run("a wait ends when the job asks its caller", func(t *testing.T) {
+		for _, tc := range []struct {
+			input  string
+			status venue.JobStatus
+		}{
+			{`{"question": "colour?"}`, venue.StatusInputRequired},
+			{`{"question": {"signIn": "https://idp.example/authorize"}, "auth": true}`, venue.StatusAuthRequired},
+		} {
+			ctx, cancel := context.WithTimeout(h.alice, 10*time.Second)
+			j, err := h.Invoke(ctx, runtime.InvokeRequest{Operation: "v/test/ops/ask", Input: json.RawMessage(tc.input), Wait: time.Minute})
+			waited := ctx.Err()
+			cancel()
+			if err != nil || waited != nil || j.Status != tc.status {
+				t.Fatalf("invoke with wait: %v, %+v, context %v; want %s before the context ended", err, j, waited, tc.status)
+			}
+			h.Cancel(h.alice, j.ID)
+		}
+		ctx, cancel := context.WithTimeout(h.alice, 10*time.Second)
+		defer cancel()
+		_, err := h.Run(ctx, runtime.InvokeRequest{Operation: "v/test/ops/ask", Input: json.RawMessage(`{"question": "colour?"}`)})
+		wantCode(t, err, venue.ECONFLICT)
+		if ctx.Err() != nil || !strings.Contains(err.Error(), `is INPUT_REQUIRED, asking "colour?"), which a run cannot answer`) {
+			t.Fatalf("run: %v (context %v)", err, ctx.Err())
 		}
 	})
 	t.Run("a reply to a finished job conflicts", func(t *testing.T) {

@@ -23,7 +23,7 @@ import (
 type InvokeRequest struct {
 	Operation string          `json:"operation" minLength:"1" doc:"Operation reference: catalog path (v/ops/<adapter>/<op>), workspace pin o/<name>, asset a/<hash> or 0x<hash>, registered name, or DID URL. The display form adapter:op is not a reference." example:"v/test/ops/echo"`
 	Input     json.RawMessage `json:"input,omitempty" doc:"The operation's input, checked against its input schema" example:"{\"hello\":\"world\"}"`
-	Wait      any             `json:"wait,omitempty" doc:"true waits for the job to finish (up to 120 s) and returns the final record; a number waits that many milliseconds; false or absent returns at once. Ignored by run, which always waits."`
+	Wait      any             `json:"wait,omitempty" doc:"true waits for the job to finish (up to 120 s) and returns the final record; a number waits that many milliseconds; false or absent returns at once. A wait also ends when the job asks its caller (INPUT_REQUIRED or AUTH_REQUIRED): only a reply moves it on. Ignored by run, which always waits."`
 	UCANs     []string        `json:"ucans,omitempty" doc:"UCAN capability tokens proving the caller's authority"`
 	Private   bool            `json:"private,omitempty" doc:"Accepted for client compatibility and ignored: invoke always records a job"`
 }
@@ -41,7 +41,7 @@ type RunOutput struct {
 func (s *Server) registerInvoke() {
 	s.registerInvokeHandler()
 	op := s.op("run", http.MethodPost, "/api/v1/run", "Run an operation and return its output", "Invocation")
-	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error."
+	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error; a job that asks its caller for input is a 409 (invoke it instead, and reply)."
 	s.documentInvokeBody(&op)
 	huma.Register(s.api, op, s.run)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
