@@ -129,6 +129,15 @@ func TestEngine_AskAndReply(t *testing.T) {
 			t.Fatalf("run: %v (context %v)", err, ctx.Err())
 		}
 	})
+	t.Run("a run whose operation timed out waiting is ETIMEOUT", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+		defer h.Cancel(h.alice, j.ID)
+		_, err := h.Run(h.alice, runtime.InvokeRequest{Operation: "v/ops/grid/job-result", Input: json.RawMessage(`{"id": "` + j.ID.String() + `", "timeout": 50}`)})
+		wantCode(t, err, venue.ETIMEOUT)
+		if !strings.Contains(err.Error(), "did not finish within 50 ms") {
+			t.Fatalf("run: %v", err)
+		}
+	})
 	t.Run("a reply to a finished job conflicts", func(t *testing.T) {
 		j := h.invoke(t, "v/test/ops/echo", `{}`, time.Minute)
 		_, err := h.Reply(h.alice, j.ID, json.RawMessage(`{}`))
