@@ -37,6 +37,8 @@ func TestEngine_Read(t *testing.T) {
 		{"a sibling with a common prefix stays apart", "w/notesx", true, `=1`},
 		{"secrets show names, never values", "s", true, `"KEY"`},
 		{"a secret shows only that it exists", "s/KEY", true, `"secret":true`},
+		{"inside what a secret shows", "s/KEY/secret", true, `=true`},
+		{"nothing inside a secret but what it shows", "s/KEY/value", false, ""},
 		{"an asset", "a/" + asset.Hex(), true, `"name": "doc"`},
 		{"inside an asset", "a/" + asset.Hex() + "/tags/1", true, `="b"`},
 		{"absent", "w/nothing/here", false, ""},

@@ -99,9 +99,6 @@ func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string
 		}
 		return rowsMap(len(names), func(i int) (string, json.RawMessage) { return names[i], json.RawMessage(`{"secret":true}`) }), true, nil
 	}
-	if len(segs) > 1 {
-		return nil, false, nil
-	}
 	_, updated, err := e.store.Secret(ctx, c.DID, segs[0])
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
 		return nil, false, nil
@@ -110,7 +107,8 @@ func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string
 		return nil, false, err
 	}
 	v, _ := json.Marshal(map[string]any{"secret": true, "updated": updated})
-	return v, true, nil
+	v, ok := walk(v, segs[1:]) // s/NAME/updated is as readable as s/NAME shows it
+	return v, ok, nil
 }
 
 // assetsValue reads a (asset metadata by id) or one asset's metadata.

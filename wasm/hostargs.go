@@ -98,6 +98,9 @@ func (a args) decode(v any) error {
 		if integral, ok := integralNumbers(a.raw); ok && json.Unmarshal(integral, v) == nil {
 			return nil
 		}
+		if n, isNumber := strings.CutPrefix(te.Value, "number "); isNumber && inputKind(te.Type.Kind().String()) == "an integer" && wholeNumber(n) {
+			return venue.Errorf(venue.EINVALID, "%s: '%s' is out of range: %s does not fit an integer here (%d to %d)", a.op, te.Field, clipNumber(n), math.MinInt64, math.MaxInt64)
+		}
 		return venue.Errorf(venue.EINVALID, "%s: '%s' must be %s, got %s", a.op, te.Field, inputKind(te.Type.Kind().String()), te.Value)
 	}
 	return venue.Errorf(venue.EINVALID, "%s: input must be a JSON object: %v", a.op, err)
@@ -192,4 +195,18 @@ func jsonNames(v any) []string {
 		}
 	}
 	return names
+}
+
+// wholeNumber reports whether n, a JSON number, is written as an integer.
+func wholeNumber(n string) bool {
+	n = strings.TrimPrefix(n, "-")
+	return n != "" && strings.Trim(n, "0123456789") == ""
+}
+
+// clipNumber shortens a long number quoted in an error.
+func clipNumber(n string) string {
+	if len(n) > 40 {
+		return n[:40] + "…"
+	}
+	return n
 }

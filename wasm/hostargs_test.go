@@ -132,6 +132,8 @@ func TestArgs_IntegralNumbers(t *testing.T) {
 		{"1.0 and 1e2", `{"path":"w/v","offset":1.0,"limit":1e2}`, ""},
 		{"a fraction", `{"path":"w/v","offset":1.5}`, "core:slice: 'offset' must be an integer, got number 1.5"},
 		{"past 2^53", `{"offset":1e300}`, "core:slice: 'offset' must be an integer, got number 1e300"},
+		{"past 2^63", `{"offset":99999999999999999999}`,
+			"core:slice: 'offset' is out of range: 99999999999999999999 does not fit an integer here (-9223372036854775808 to 9223372036854775807)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := args{raw: []byte(tc.raw), op: "core:slice"}.decode(&v)

@@ -26,9 +26,9 @@ func inspect(in json.RawMessage) (any, error) {
 	if err := input.Decode("core:inspect", in, &p); err != nil {
 		return nil, err
 	}
-	paths, single := parsePaths(p.Paths)
-	if paths == nil {
-		return nil, guest.Errorf(errPaths)
+	paths, single, problem := parsePaths(p.Paths)
+	if problem != "" {
+		return nil, guest.Errorf("%s", problem)
 	}
 	if len(paths) > preview.MaxPaths {
 		return nil, guest.Errorf("'paths' lists %d paths; inspect takes at most %d paths at a time", len(paths), preview.MaxPaths)
@@ -47,25 +47,29 @@ func inspect(in json.RawMessage) (any, error) {
 
 // parsePaths accepts a non-empty string or a non-empty array of non-empty
 // strings; single reports the string form, whose result is the bare
-// preview. Anything else returns nil.
-func parsePaths(raw json.RawMessage) (paths []string, single bool) {
+// preview. Anything else has a problem: errPaths for the wrong kind (the
+// reference's words), or what is empty.
+func parsePaths(raw json.RawMessage) (paths []string, single bool, problem string) {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
 		if one == "" {
-			return nil, false
+			return nil, false, "'paths' is an empty string: give a lattice path, e.g. \"w/notes\", or a list of them"
 		}
-		return []string{one}, true
+		return []string{one}, true, ""
 	}
 	var many []string
-	if json.Unmarshal(raw, &many) != nil || len(many) == 0 {
-		return nil, false
+	if json.Unmarshal(raw, &many) != nil {
+		return nil, false, errPaths
 	}
-	for _, s := range many {
+	if len(many) == 0 {
+		return nil, false, "'paths' is an empty list: give at least one lattice path"
+	}
+	for i, s := range many {
 		if s == "" {
-			return nil, false
+			return nil, false, fmt.Sprintf("'paths' has an empty string at index %d: every entry must be a lattice path", i)
 		}
 	}
-	return many, false
+	return many, false, ""
 }
 
 // budgetOf reads budget: default 500, at least 10.
