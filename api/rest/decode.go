@@ -38,6 +38,9 @@ func decodeInvoke(b []byte) (invocation, error) {
 	if inv, ok := quickInvoke(b); ok {
 		return inv, nil
 	}
+	if bytes.HasPrefix(b, bom) {
+		return invocation{}, errBOM
+	}
 	return decodeInvokeSlow(b)
 }
 

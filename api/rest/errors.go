@@ -77,19 +77,30 @@ var installErrors = sync.OnceFunc(func() {
 // so schema violations are 400.
 func newError(status int, msg string, errs ...error) huma.StatusError {
 	var details []string
-	notJSON := false
+	notJSON, ownWords := false, len(errs) > 0
 	for _, err := range errs {
+		var ve *venue.Error
+		if errors.As(err, &ve) && len(errs) == 1 {
+			// The venue's own error (a body that is not UTF-8), worded
+			// whole already.
+			return &ErrorBody{status: statusOf(ve.Code), Message: ve.Message}
+		}
 		var d *huma.ErrorDetail
 		if errors.As(err, &d) {
 			if status == http.StatusBadRequest && d.Location == "body" {
 				notJSON = true
 			}
-			details = append(details, describeDetail(d))
+			detail := describeDetail(d)
+			ownWords = ownWords && referenceWorded(detail)
+			details = append(details, detail)
 		} else if err != nil {
+			ownWords = false
 			details = append(details, err.Error())
 		}
 	}
 	switch {
+	case ownWords && (status == http.StatusUnprocessableEntity || msg == "validation failed"):
+		return &ErrorBody{status: http.StatusBadRequest, Message: strings.Join(details, "; ")}
 	case notJSON:
 		return &ErrorBody{status: http.StatusBadRequest, Message: "Request body is not valid JSON: " + strings.Join(details, "; ")}
 	case status == http.StatusUnprocessableEntity || msg == "validation failed":
@@ -100,6 +111,13 @@ func newError(status int, msg string, errs ...error) huma.StatusError {
 		msg = fmt.Sprintf("%s: %s", msg, strings.Join(details, "; "))
 	}
 	return &ErrorBody{status: status, Message: msg}
+}
+
+// referenceWorded reports whether a detail is a whole message in the
+// reference venue's words (see describeDetail), which "Invalid request:"
+// would only prefix twice.
+func referenceWorded(detail string) bool {
+	return strings.HasPrefix(detail, "Missing '") || strings.HasPrefix(detail, "Invalid integer query parameter '")
 }
 
 func describeDetail(d *huma.ErrorDetail) string {

@@ -102,7 +102,7 @@ func parseWait(body any, query string) (time.Duration, error) {
 			return time.Duration(min(n, maxWait.Milliseconds())) * time.Millisecond, nil
 		}
 	}
-	return 0, venue.Errorf(venue.EINVALID, "Invalid wait value %s: use true, false or a whole number of milliseconds (at most %d)",
+	return 0, venue.Errorf(venue.EINVALID, "Invalid wait value %s: use true, false or a whole number of milliseconds (a longer wait than %d is cut to it)",
 		clipValue(v), maxWait.Milliseconds())
 }
 

@@ -61,9 +61,11 @@ func (s *Server) registerJobs() {
 	op := s.op("get-job", http.MethodGet, "/api/v1/jobs/{id}", "Read a job record", "Jobs")
 	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob}), s.getJob)
 	op = s.op("reply-job", http.MethodPost, "/api/v1/jobs/{id}", "Send a message to a job", "Jobs")
-	op.Description = "Delivers the client's answer to a job in INPUT_REQUIRED (or queues it for a job that will ask). 409 if the job has finished."
+	op.Description = "Delivers the client's answer to a job in INPUT_REQUIRED or AUTH_REQUIRED (or queues it for a job that will ask; " +
+		"a message the job never takes goes with it when it ends). 409 if the job has finished."
 	op.DefaultStatus = http.StatusAccepted
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"404": noJob, "409": "The job has finished"}), s.replyJob)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed job id, or a body that is not JSON", "404": noJob,
+		"409": "The job has finished", "413": "The body is over the venue's limit"}), s.replyJob)
 	s.registerCommand("cancel-job", "cancel", "Cancel a job", "Ends the job as CANCELLED and returns the final record; a finished job is returned unchanged.", s.e.Cancel, nil)
 	s.registerCommand("pause-job", "pause", "Pause a job", "Moves an unfinished job to PAUSED; 409 if it has finished or is already paused.", s.e.Pause,
 		map[string]string{"409": "The job has finished or is already paused"})

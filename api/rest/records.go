@@ -34,7 +34,7 @@ type JobRecord struct {
 	Input     json.RawMessage `json:"input,omitempty" doc:"The input, with secret-marked fields replaced by HIDDEN"`
 	Output    json.RawMessage `json:"output" doc:"The result; null until COMPLETE"`
 	Error     string          `json:"error,omitempty" doc:"Why the job failed, was cancelled or rejected"`
-	Message   json.RawMessage `json:"message,omitempty" doc:"What an INPUT_REQUIRED job asks of its client"`
+	Message   json.RawMessage `json:"message,omitempty" doc:"What an INPUT_REQUIRED or AUTH_REQUIRED job asks of its client"`
 	Prev      json.RawMessage `json:"prev,omitempty" doc:"The record's previous state (status, times, output, error), itself with a prev"`
 }
 

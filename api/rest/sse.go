@@ -31,6 +31,7 @@ func (s *Server) registerSSE() {
 			Description: "Job id: 32 hex digits, with or without 0x"}},
 		Responses: map[string]*huma.Response{
 			"200": {Description: "An event stream", Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
+			"400": errorResponse(s.api, "A malformed job id"),
 			"404": errorResponse(s.api, "No such job"),
 			"406": errorResponse(s.api, "The client does not accept text/event-stream"),
 		},

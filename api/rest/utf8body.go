@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"io"
 	"unicode/utf8"
 
@@ -12,18 +13,32 @@ import (
 // string (silently changing a secret's value) and keep them as they are in
 // raw JSON (storing asset metadata or a reply no JSON reader accepts).
 type utf8Body struct {
-	r    io.ReadCloser
-	tail []byte // the start of a character the last read cut off
-	seen int64  // bytes checked before tail
+	r     io.ReadCloser
+	tail  []byte // the start of a character the last read cut off
+	seen  int64  // bytes checked before tail
+	begun bool   // a read has returned bytes
 }
 
 func (b *utf8Body) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
+	if !b.begun && n > 0 {
+		b.begun = true
+		if bytes.HasPrefix(p[:n], bom) {
+			return n, errBOM
+		}
+	}
 	if bad := b.check(p[:n], err == io.EOF); bad >= 0 {
 		return n, notUTF8(bad)
 	}
 	return n, err
 }
+
+// bom is the UTF-8 byte-order mark, which JSON text must not begin with
+// (RFC 8259, 8.1) and which encoding/json reports as "invalid character
+// 'ï'": said plainly instead.
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+var errBOM = venue.Errorf(venue.EINVALID, "Request body is not valid JSON: it begins with a byte-order mark (EF BB BF); send the JSON without it")
 
 // notUTF8 words a body that stops being UTF-8 at byte at.
 func notUTF8(at int64) error {

@@ -133,6 +133,12 @@ func TestREST_BodiesAsSent(t *testing.T) {
 		{"run input not UTF-8", "POST", "/api/v1/run", "{\"operation\": \"v/test/ops/echo\", \"input\": {\"a\": \"x\x80\"}}", "application/json", 400, notUTF8},
 		{"asset metadata not UTF-8", "POST", "/api/v1/assets", "{\"name\": \"caf\xe9\"}", "application/json", 400, notUTF8 + "13)"},
 		{"secret not UTF-8", "PUT", "/api/v1/secrets/LATIN1", "\"pass\xe9word\"", "application/json", 400, notUTF8},
+		{"a byte-order mark", "POST", "/api/v1/invoke", "\xef\xbb\xbf{\"operation\": \"v/test/ops/echo\"}", "application/json", 400,
+			"=Request body is not valid JSON: it begins with a byte-order mark (EF BB BF); send the JSON without it"},
+		{"a byte-order mark before a secret", "PUT", "/api/v1/secrets/BOM", "\xef\xbb\xbf\"value-1234\"", "application/json", 400,
+			"=Request body is not valid JSON: it begins with a byte-order mark (EF BB BF); send the JSON without it"},
+		{"a reply not UTF-8, worded once", "POST", "/api/v1/jobs/0x" + strings.Repeat("0", 32), "{\"a\": \"\xff\"}", "application/json", 400,
+			"=Request body is not valid JSON: it is not UTF-8 (byte 7); send JSON encoded as UTF-8"},
 		{"JSON type in capitals", "POST", "/api/v1/assets", `{"name": "capitals"}`, "APPLICATION/JSON", 201, ""},
 		{"JSON type with a space and a charset", "PUT", "/api/v1/secrets/SPACED", `"value-1234"`, "application/json ; charset=utf-8", 200, ""},
 		{"a +json type", "POST", "/api/v1/assets", `{"name": "plus"}`, "application/vnd.example+json", 201, ""},
@@ -154,7 +160,8 @@ func TestREST_BodiesAsSent(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.do(t, tc.method, tc.path, tc.body, "Content-Type", tc.ctype)
-			if r.status != tc.status || (tc.want != "" && !strings.Contains(r.errorText(t), tc.want)) {
+			whole, exact := strings.CutPrefix(tc.want, "=") // "=": the whole message
+			if r.status != tc.status || exact && r.errorText(t) != whole || !exact && tc.want != "" && !strings.Contains(r.errorText(t), tc.want) {
 				t.Fatalf("%d %s, want %d with %q", r.status, r.body, tc.status, tc.want)
 			}
 		})

@@ -222,9 +222,9 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 func TestREST_ValuesInspectRefuses(t *testing.T) {
 	forEachStore(t, func(t *testing.T, c *client, m *Main) {
 		for _, tc := range []struct{ name, query, want string }{
-			{"no path", "budget=100", "Missing 'path' query parameter"},
+			{"no path", "budget=100", "=Missing 'path' query parameter"},
 			{"a budget under 10", "path=w/x&budget=5", "budget"},
-			{"a budget that is not a number", "path=w/x&budget=lots", "Invalid integer query parameter 'budget'"},
+			{"a budget that is not a number", "path=w/x&budget=lots", "=Invalid integer query parameter 'budget': lots"},
 			{"a malformed path", "path=w//x", "empty segment"},
 			{"an unknown namespace", "path=w/x&path=q/y", "unknown namespace"},
 		} {
@@ -233,8 +233,10 @@ func TestREST_ValuesInspectRefuses(t *testing.T) {
 				if r.status != 400 {
 					t.Fatalf("status %d %s, want 400", r.status, r.body)
 				}
-				if msg := r.errorText(t); !strings.Contains(msg, tc.want) {
-					t.Fatalf("error %q lacks %q", msg, tc.want)
+				// "=" asks for the whole message: the reference's words, unprefixed.
+				msg := r.errorText(t)
+				if whole, exact := strings.CutPrefix(tc.want, "="); exact && msg != whole || !exact && !strings.Contains(msg, tc.want) {
+					t.Fatalf("error %q, want %q", msg, tc.want)
 				}
 			})
 		}
