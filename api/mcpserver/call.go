@@ -189,6 +189,11 @@ func (s *Server) result(op *venue.Operation, rec *venue.Job) *mcp.CallToolResult
 			msg = "Job " + string(rec.Status)
 		}
 		return errorResult(msg, rec.ID.String())
+	case venue.StatusInputRequired, venue.StatusAuthRequired:
+		// The wait ended because the job asks its caller, which a tool
+		// result cannot answer.
+		return errorResult(fmt.Sprintf("The job is waiting for its caller (status %s), asking: %s. Job ID: %s; answer with POST /api/v1/jobs/%s, then poll it with grid_job_result",
+			rec.Status, clip(string(rec.Message)), rec.ID, rec.ID), rec.ID.String())
 	}
 	return errorResult(fmt.Sprintf("Tool call timed out after %s. Job ID: %s (status %s); poll it with grid_job_result",
 		s.opts.CallWait, rec.ID, rec.Status), rec.ID.String())

@@ -254,3 +254,22 @@ func TestMCP_Discovery(t *testing.T) {
 		}
 	})
 }
+
+// TestMCP_AJobAskingItsCaller: a tool call whose job asks for input ends
+// at once with a tool error naming the job and how to answer it, not
+// after the call's wait (a tool result cannot carry the answer).
+func TestMCP_AJobAskingItsCaller(t *testing.T) {
+	m := MustRunMain(t, "", func(c *Config) { c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"} })
+	sess := mcpSession(t, m, "")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	res, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "test_ask", Arguments: map[string]any{"question": "which colour?"}})
+	if err != nil {
+		t.Fatalf("tools/call test_ask: %v (the call outlasted %v?)", err, 20*time.Second)
+	}
+	text := resultText(res)
+	if !res.IsError || !strings.Contains(text, `The job is waiting for its caller (status INPUT_REQUIRED), asking: "which colour?". Job ID: 0x`) ||
+		!strings.Contains(text, "answer with POST /api/v1/jobs/0x") {
+		t.Fatalf("result %q (isError %v)", text, res.IsError)
+	}
+}
