@@ -83,10 +83,9 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // EINVALID, ENOTFOUND, ECONFLICT (an agent busy or in the wrong state) or
 // ETIMEOUT (what it waited on did not come in time: grid:job-result's
 // timeout, its own deadline) when the operation said so, EINTERNAL for
-// anything else. ECONFLICT when
-// the job was cancelled or waits for its caller's reply, ETIMEOUT when it
-// outlasts MaxWait, EUNAVAILABLE
-// when ctx ends first (the venue is shutting down).
+// anything else. ECONFLICT when the job was cancelled or waits for its
+// caller's reply, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE when ctx
+// ends first (the venue is shutting down).
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
 	j, rec, _, err := e.invoke(ctx, req)
