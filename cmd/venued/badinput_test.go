@@ -143,6 +143,8 @@ func TestREST_BodiesAsSent(t *testing.T) {
 		{"JSON type with a space and a charset", "PUT", "/api/v1/secrets/SPACED", `"value-1234"`, "application/json ; charset=utf-8", 200, ""},
 		{"a +json type", "POST", "/api/v1/assets", `{"name": "plus"}`, "application/vnd.example+json", 201, ""},
 		{"a type that is not JSON", "POST", "/api/v1/assets", `{"name": "xml"}`, "text/xml", 400, "unknown content type: text/xml; send the body as application/json"},
+		{"an invoke of a type that is not JSON", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`, "application/xml", 400,
+			"=Invalid request: unknown content type: application/xml; send the body as application/json"},
 		{"operation given twice", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "operation": "v/test/ops/error"}`, "application/json", 400,
 			"body.operation: given more than once"},
 		{"an input member given twice", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"a": {"b": 1, "\u0062": 2}}}`, "application/json", 400,
