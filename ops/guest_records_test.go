@@ -48,3 +48,23 @@ func TestGuest_SecretFieldsInRecords(t *testing.T) {
 		})
 	}
 }
+
+// TestGuest_CaseVariantsThroughCopies: a pin or an asset copying a
+// built-in adapter with a loose schema of its own (or none) is held to the
+// adapter's member names, as the adapter's own decoding would take a case
+// variant for the real member: {"url": A, "URL": B} would record A and
+// fetch B.
+func TestGuest_CaseVariantsThroughCopies(t *testing.T) {
+	s := mustStack(t)
+	loose := func(adapter, schema string) string {
+		return `{"name":"copy","operation":{"adapter":"` + adapter + `"` + schema + `}}`
+	}
+	s.seed(t, map[string]string{"o/getter": loose("http:get", `,"input":{"type":"object"}`)}, nil)
+	asset, err := s.RegisterAsset(s.alice, []byte(loose("core:write", "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.mustRefuse(t, "o/getter", s.web.fill(`{"url":"{web}/good","URL":"{web}/other"}`), `Input gives the member "URL", which this operation does not take`)
+	s.mustRefuse(t, "a/"+asset.Hex(), `{"path":"w/copies/a","PATH":"w/copies/b","value":1}`, `did you mean "path"?`)
+	s.checkLattice(t, map[string]string{"w/copies/a": "", "w/copies/b": ""})
+}

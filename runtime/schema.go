@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	venue "github.com/gridvenue/venue"
-	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // compiledSchema is an operation's input schema, ready to validate against;
@@ -26,7 +24,10 @@ type compiledSchema struct {
 	schema     *jsonschema.Schema
 	objectOnly bool
 	flat       *flatSchema
-	names      []string // the top-level properties the schema names, for CaseVariant
+	names      *inputNames
+	// inherited: names holds those of the catalog's entry for the same
+	// adapter too, which the fast paths above know nothing of.
+	inherited bool
 }
 
 // CompileSchema compiles a JSON Schema document (draft 2020-12 unless it
@@ -53,24 +54,7 @@ func CompileSchema(name string, doc json.RawMessage) (*compiledSchema, error) {
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %v", name, err)
 	}
-	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc), names: propertyNames(doc)}, nil
-}
-
-// propertyNames returns the names under the schema's top-level
-// "properties", if it has any.
-func propertyNames(doc json.RawMessage) []string {
-	var top struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if json.Unmarshal(doc, &top) != nil {
-		return nil
-	}
-	names := make([]string, 0, len(top.Properties))
-	for n := range top.Properties {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
+	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc), names: namesOf(doc)}, nil
 }
 
 // isObjectOnly reports whether doc is exactly {"type": "object"}, which
@@ -89,6 +73,15 @@ func (refusingLoader) Load(url string) (any, error) {
 // validate checks input. Returns EINVALID naming the first bad field.
 // The input is valid, compact JSON (checkInput made it so).
 func (s *compiledSchema) validate(input json.RawMessage) error {
+	if s.inherited {
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+		if err != nil {
+			return venue.Errorf(venue.EINVALID, "Input is not valid JSON: %v", err)
+		}
+		if err := s.names.refuseVariants(v, "input"); err != nil {
+			return err
+		}
+	}
 	if s.schema == nil {
 		return nil
 	}
@@ -107,8 +100,8 @@ func (s *compiledSchema) validate(input json.RawMessage) error {
 	}
 	// First, since a misspelt required member is also a missing one, and
 	// this says what to fix.
-	if got, want := jsonscan.CaseVariant(input, s.names); got != "" {
-		return venue.Errorf(venue.EINVALID, "Input gives the member %q, which this operation does not take: member names are case-sensitive; did you mean %q?", clipRef(got), want)
+	if err := s.names.refuseVariants(v, "input"); err != nil {
+		return err
 	}
 	err = s.schema.Validate(v)
 	var ve *jsonschema.ValidationError
@@ -195,6 +188,14 @@ func (e *Engine) inputSchema(op *venue.Operation) (*compiledSchema, error) {
 	s, err := CompileSchema(op.Path, op.Input)
 	if err != nil {
 		return nil, err
+	}
+	// A pin or an asset copying a built-in adapter, with a schema of its
+	// own or none, reaches the same decoding: its input is held to the
+	// adapter's names too, as its secret fields are (withSecretFields).
+	if base, ok := e.cat.byName[op.Name]; ok && base.Asset != op.Asset {
+		if bs, err := e.inputSchema(base); err == nil && bs.names != nil {
+			s.names, s.inherited = s.names.merge(bs.names), true
+		}
 	}
 	e.schemas.mu.Lock()
 	if e.schemas.schemas == nil || len(e.schemas.schemas) >= schemaCacheMax {

@@ -77,8 +77,21 @@ func (c *callState) opName() string {
 // members are ignored, as an operation's input may carry members its host
 // call does not use; a member named as one of v's but for case is refused,
 // since encoding/json would take it for that one (jsonscan.CaseVariant).
-func (a args) decode(v any) error {
-	if got, want := jsonscan.CaseVariant(a.raw, jsonNames(v)); got != "" {
+func (a args) decode(v any) error { return a.decodeTaking(v, jsonNames(v)) }
+
+// latticeTakes names the arguments each lattice function reads of the
+// latticeArgs all of them decode into: an operation's input forwarded
+// whole may well hold a "To" or a "Limit" of its own beside a write's path.
+var latticeTakes = map[string][]string{
+	"lattice.read": {"path", "maxSize"}, "lattice.write": {"path", "value"}, "lattice.append": {"path", "value"},
+	"lattice.delete": {"path"}, "lattice.list": {"path", "offset", "limit"}, "lattice.slice": {"path", "offset", "limit"},
+	"lattice.copy": {"from", "to"},
+}
+
+// decodeTaking is decode for a function that reads only the members names
+// of v: a case variant of any other is no concern of the call's.
+func (a args) decodeTaking(v any, names []string) error {
+	if got, want := jsonscan.CaseVariant(a.raw, names); got != "" {
 		if a.op == "" {
 			return invalid("the request gives the member %q: member names are case-sensitive; did you mean %q?", got, want)
 		}

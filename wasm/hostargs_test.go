@@ -120,6 +120,12 @@ func TestArgs_CaseVariants(t *testing.T) {
 	if err := (args{raw: []byte(`{"path":"w/a","note":"Path"}`)}).decode(&la); err != nil || la.Path != "w/a" {
 		t.Fatalf("exact names: %v, %+v", err, la)
 	}
+	// core:write's input forwarded whole: "To" and "Limit" are no
+	// arguments of lattice.write, whatever other functions take.
+	la = latticeArgs{}
+	if err := (args{raw: []byte(`{"path":"w/a","value":1,"To":"x","Limit":2}`), op: "core:write"}).decodeTaking(&la, latticeTakes["lattice.write"]); err != nil || la.Path != "w/a" {
+		t.Fatalf("members of other functions: %v, %+v", err, la)
+	}
 }
 
 func TestArgs_IntegralNumbers(t *testing.T) {

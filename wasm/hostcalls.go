@@ -57,7 +57,7 @@ func (c *callState) perform(ctx context.Context, fn string, a args) (any, error)
 		la, ok := quickLattice(a.raw)
 		if !ok {
 			la = latticeArgs{}
-			if err := a.decode(&la); err != nil {
+			if err := a.decodeTaking(&la, latticeTakes[fn]); err != nil {
 				return nil, err
 			}
 		}
