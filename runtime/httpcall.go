@@ -90,6 +90,9 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	if !httpMethods[method] {
 		return nil, nil, nil, venue.Errorf(venue.EINVALID, "Unsupported HTTP method: %s", req.Method)
 	}
+	if err := checkHeaders(req); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := refuseLiteralCredentials(req); err != nil {
 		return nil, nil, nil, err
 	}
@@ -118,6 +121,50 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	return hreq, fills, names, err
 }
 
+// checkHeaders refuses header names that are no HTTP token and literal
+// values holding control characters, which net/http would refuse only
+// when sending, as a failure of the venue's. A secret's value is checked
+// where it is resolved, without quoting it.
+func checkHeaders(req HTTPRequest) error {
+	for k, v := range req.Headers {
+		if !validHeaderName(k) {
+			return venue.Errorf(venue.EINVALID, "Header name %q is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
+		}
+		if !validHeaderValue(v) {
+			return venue.Errorf(venue.EINVALID, "The value of header %s holds a control character (a line break?): header values are one line of text", k)
+		}
+	}
+	for k := range req.SecretHeaders {
+		if !validHeaderName(k) {
+			return venue.Errorf(venue.EINVALID, "Header name %q in secretHeaders is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
+		}
+	}
+	return nil
+}
+
+// validHeaderName reports whether k is an RFC 9110 token.
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, c := range []byte(k) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v has no control character but tab.
+func validHeaderValue(v string) bool {
+	for _, c := range []byte(v) {
+		if c < ' ' && c != '\t' || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 // credentialHeaders carry credentials by their nature. Third-party
 // credentials reach outbound calls only through secret references, so a
 // literal value in one is refused (the catalog's http operations also mark
@@ -143,6 +190,12 @@ func refuseLiteralCredentials(req HTTPRequest) error {
 	return nil
 }
 
+// redactUserInfo returns raw with the at bytes of user info that begin at
+// start replaced by "...": an error must not repeat a literal password.
+func redactUserInfo(raw string, start, at int) string {
+	return raw[:start] + "..." + raw[start+at:]
+}
+
 // fill is a URL placeholder filled in: the secret's name and the text put
 // in the placeholder's place.
 type fill struct{ name, text string }
@@ -154,6 +207,15 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 	var fills []fill
 	last := 0
 	scheme := strings.Index(raw, "://")
+	if scheme >= 0 {
+		authority := raw[scheme+3:]
+		if end := strings.IndexAny(authority, "/?#"); end >= 0 {
+			authority = authority[:end]
+		}
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 && !placeholder.MatchString(authority[:at]) {
+			return nil, nil, venue.Errorf(venue.EINVALID, "URL %s carries a user name or password, which the venue sends only from a secret: write the user info as {s/NAME} placeholders (https://{s/USER}:{s/PASS}@host/...) or give the credential in secretHeaders", clipRef(redactUserInfo(raw, scheme+3, at)))
+		}
+	}
 	for _, m := range placeholder.FindAllStringSubmatchIndex(raw, -1) {
 		if scheme < 0 || m[0] < scheme {
 			// The scheme is checked and quoted in errors, which would
@@ -260,6 +322,9 @@ func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPReques
 		v, err := env.credential(ctx, "secretHeaders["+header+"]", ref)
 		if err != nil {
 			return nil, err
+		}
+		if !validHeaderValue(v) {
+			return nil, venue.Errorf(venue.EINVALID, "The secret %s for header %s holds a control character (a line break?): a header value is one line of text", ref, header)
 		}
 		h.Set(header, v)
 		names = append(names, header)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -142,9 +143,11 @@ func maskFields(input json.RawMessage, fields []string) json.RawMessage {
 // name appears in the text as a quoted string, in any letter case (Go's
 // JSON decoding, which operations use, matches names so). Names that need
 // escaping in JSON, and any text holding an escape (which may spell a
-// name, as "secr\u0065t" does), are treated as present.
+// name, as "secr\u0065t" does) or a byte beyond ASCII (a letter that
+// folds to an ASCII one in other bytes: the Kelvin sign is k, "ſ" is s),
+// are treated as present.
 func mentionsAny(b []byte, fields []string) bool {
-	if bytes.IndexByte(b, '\\') >= 0 {
+	if bytes.IndexByte(b, '\\') >= 0 || bytes.ContainsFunc(b, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		return true
 	}
 	for _, f := range fields {

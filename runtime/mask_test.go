@@ -67,6 +67,8 @@ func TestMaskFields(t *testing.T) {
 		{"escaped solidus in another key", `{"a\/b":1,"t\u006fken":"x"}`, `{"a/b":1,"token":"HIDDEN"}`},
 		{"name in other letter case", `{"value":"decoy","SECRET":"REAL","Token":"t"}`, `{"SECRET":"HIDDEN","Token":"HIDDEN","value":"decoy"}`},
 		{"no such field", `{"a":"secret"}`, `{"a":"secret"}`},
+		{"a letter beyond ASCII that folds to one in the name", "{\"to\u212aen\":\"t\",\"\u017fecret\":\"s\"}", "{\"to\u212aen\":\"HIDDEN\",\"\u017fecret\":\"HIDDEN\"}"},
+		{"the same letters written raw", "{\"to\xe2\x84\xaaen\":\"t\"}", "{\"to\xe2\x84\xaaen\":\"HIDDEN\"}"},
 		{"escape but no such field", `{"a":"x\ny"}`, `{"a":"x\ny"}`},
 		{"not an object", `"secret"`, `"secret"`},
 	} {
