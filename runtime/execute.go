@@ -232,7 +232,7 @@ func (e *Engine) moveRun(j *job, run int, s venue.JobStatus, msg json.RawMessage
 		return errPaused
 	}
 	_, err := e.transit(j, s, func(n *venue.Job) { n.Message = msg })
-	if err == nil && (s == venue.StatusInputRequired || s == venue.StatusAuthRequired) && j.asks != nil {
+	if err == nil && asking(s) && j.asks != nil {
 		select {
 		case <-j.asks: // asked before
 		default:

@@ -200,18 +200,34 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.Job, []byte, error) {
 	timer := time.NewTimer(min(wait, e.cfg.MaxWait))
 	defer timer.Stop()
-	select {
-	case <-j.done:
-	case <-j.asks: // the caller holds the next move: waiting longer is waiting on itself
-	case <-timer.C:
-	case <-ctx.Done():
+	var rec *venue.Job
+	var t *ticket
+	for asks := j.asks; ; {
+		select {
+		case <-asks: // the caller holds the next move: waiting longer is waiting on itself
+			if rec, t = j.snapshotTicket(); !rec.Status.Terminal() && !asking(rec.Status) {
+				asks = nil // answered or paused already: wait on for its end
+				continue
+			}
+		case <-j.done:
+			rec, t = j.snapshotTicket()
+		case <-timer.C:
+			rec, t = j.snapshotTicket()
+		case <-ctx.Done():
+			rec, t = j.snapshotTicket()
+		}
+		break
 	}
-	rec, t := j.snapshotTicket()
 	<-t.done // even if the caller went: the record it is handed must be durable
 	if t.err != nil {
 		return nil, nil, storeFailed(t.err)
 	}
 	return rec, t.written(rec), nil
+}
+
+// asking reports whether a job in status s waits on its caller.
+func asking(s venue.JobStatus) bool {
+	return s == venue.StatusInputRequired || s == venue.StatusAuthRequired
 }
 
 func (j *job) snapshotTicket() (*venue.Job, *ticket) {

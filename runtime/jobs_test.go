@@ -129,6 +129,37 @@ func TestEngine_AskAndReply(t *testing.T) {
 			t.Fatalf("run: %v (context %v)", err, ctx.Err())
 		}
 	})
+	// A reply racing the wait's end: the invoker sees the question or
+	// what came of the answer, never the STARTED between them.
+	t.Run("a reply racing the wait", func(t *testing.T) {
+		h := mustEngine(t)
+		deadline := time.Now().Add(time.Minute)
+		for range 30 {
+			done := make(chan *venue.Job, 1)
+			go func() {
+				j, _ := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/ask", Input: json.RawMessage(`{}`), Wait: time.Minute})
+				done <- j
+			}()
+			var id venue.JobID
+			for id == (venue.JobID{}) {
+				if time.Now().After(deadline) {
+					t.Fatal("no job asked")
+				}
+				if jobs, _, _ := h.Jobs(h.alice, 0, 1000); len(jobs) > 0 {
+					for _, j := range jobs {
+						if rec, _ := h.Job(h.alice, j); rec != nil && rec.Status == venue.StatusInputRequired {
+							id = j
+						}
+					}
+				}
+			}
+			h.Reply(h.alice, id, json.RawMessage(`{"a":1}`))
+			if j := <-done; j == nil || (j.Status != venue.StatusInputRequired && j.Status != venue.StatusComplete) {
+				t.Fatalf("the waited invoke answered %+v", j)
+			}
+			h.waitStatus(t, id, venue.StatusComplete)
+		}
+	})
 	t.Run("a run whose operation timed out waiting is ETIMEOUT", func(t *testing.T) {
 		j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
 		defer h.Cancel(h.alice, j.ID)

@@ -44,12 +44,6 @@ func (s *Server) registerInvokeHandler() {
 }
 
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
-	// jsonByDefault has made every type that reads as JSON this one; any
-	// other is refused as Huma refuses it on the other endpoints.
-	if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-		writeError(w, venue.Errorf(venue.EINVALID, "Invalid request: unknown content type: %s; send the body as application/json", clipPath(ct)))
-		return
-	}
 	body, err := readBody(w, r, s.maxBody)
 	if err != nil {
 		writeError(w, bodyError(err, s.maxBody))

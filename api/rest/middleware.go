@@ -41,7 +41,14 @@ func jsonByDefault(next http.Handler) http.Handler {
 				r.Header.Set("Content-Type", "application/json")
 				ct = "application/json"
 			}
-			if ct == "application/json" && r.URL.Path != "/api/v1/invoke" && r.URL.Path != "/api/v1/run" {
+			wholeBody := r.URL.Path == "/api/v1/invoke" || r.URL.Path == "/api/v1/run"
+			if wholeBody && ct != "application/json" {
+				// Their bodies are read whole and never reach Huma's
+				// check of the type: refused here in its words.
+				writeError(w, venue.Errorf(venue.EINVALID, "Invalid request: unknown content type: %s; send the body as application/json", clipPath(ct)))
+				return
+			}
+			if ct == "application/json" && !wholeBody {
 				r.Body = &utf8Body{r: r.Body}
 			}
 		}

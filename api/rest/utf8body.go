@@ -13,17 +13,17 @@ import (
 // string (silently changing a secret's value) and keep them as they are in
 // raw JSON (storing asset metadata or a reply no JSON reader accepts).
 type utf8Body struct {
-	r     io.ReadCloser
-	tail  []byte // the start of a character the last read cut off
-	seen  int64  // bytes checked before tail
-	begun bool   // a read has returned bytes
+	r    io.ReadCloser
+	tail []byte // the start of a character the last read cut off
+	seen int64  // bytes checked before tail
+	head []byte // the body's first bytes, until there are len(bom)
 }
 
 func (b *utf8Body) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
-	if !b.begun && n > 0 {
-		b.begun = true
-		if bytes.HasPrefix(p[:n], bom) {
+	if len(b.head) < len(bom) && n > 0 {
+		b.head = append(b.head, p[:min(n, len(bom)-len(b.head))]...)
+		if bytes.Equal(b.head, bom) {
 			return n, errBOM
 		}
 	}

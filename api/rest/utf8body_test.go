@@ -66,6 +66,19 @@ func TestUTF8Body(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a byte-order mark, however the reads cut it", func(t *testing.T) {
+		for _, sizes := range [][]int{{64}, {1}, {2, 64}, {1, 1, 1}} {
+			if _, err := readUTF8([]byte("\xef\xbb\xbf{}"), sizes); err != errBOM {
+				t.Fatalf("reads of %v: %v, want the byte-order mark refused", sizes, err)
+			}
+		}
+		if got, err := readUTF8([]byte("\xef\xbb{}"), []int{1}); err == nil {
+			t.Fatalf("read %q without error", got)
+		}
+		if got, err := readUTF8([]byte(`"\ufeff"`), []int{1}); err != nil {
+			t.Fatalf("a mark inside a string: %q, %v", got, err)
+		}
+	})
 	t.Run("passes reader errors through", func(t *testing.T) {
 		_, err := io.ReadAll(&utf8Body{r: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF))})
 		if err != io.ErrUnexpectedEOF {

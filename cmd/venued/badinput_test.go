@@ -145,6 +145,8 @@ func TestREST_BodiesAsSent(t *testing.T) {
 		{"a type that is not JSON", "POST", "/api/v1/assets", `{"name": "xml"}`, "text/xml", 400, "unknown content type: text/xml; send the body as application/json"},
 		{"an invoke of a type that is not JSON", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`, "application/xml", 400,
 			"=Invalid request: unknown content type: application/xml; send the body as application/json"},
+		{"a run of a type that is not JSON", "POST", "/api/v1/run", `{"operation": "v/test/ops/echo"}`, "application/octet-stream", 400,
+			"=Invalid request: unknown content type: application/octet-stream; send the body as application/json"},
 		{"operation given twice", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "operation": "v/test/ops/error"}`, "application/json", 400,
 			"body.operation: given more than once"},
 		{"an input member given twice", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"a": {"b": 1, "\u0062": 2}}}`, "application/json", 400,
