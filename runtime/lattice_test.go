@@ -35,7 +35,7 @@ func TestEngine_Read(t *testing.T) {
 		{"a value assembled from below", "w/notes", true, `={"today":"write tests","tomorrow":{"plan":["ship"]}}`},
 		{"inside a stored value", "w/notes/tomorrow/plan/0", true, `="ship"`},
 		{"a sibling with a common prefix stays apart", "w/notesx", true, `=1`},
-		{"secrets show names, never values", "s", true, `"KEY"`},
+		{"secrets show names, never values", "s", true, `"KEY":{"secret":true,"updated":`},
 		{"a secret shows only that it exists", "s/KEY", true, `"secret":true`},
 		{"inside what a secret shows", "s/KEY/secret", true, `=true`},
 		{"nothing inside a secret but what it shows", "s/KEY/value", false, ""},

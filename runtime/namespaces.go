@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -93,11 +94,11 @@ func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string) (
 // secretsValue reads s: names and when each was stored, never a value.
 func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string) (json.RawMessage, bool, error) {
 	if len(segs) == 0 {
-		names, err := e.store.SecretNames(ctx, c.DID)
+		times, err := e.store.SecretTimes(ctx, c.DID)
 		if err != nil {
 			return nil, false, err
 		}
-		return rowsMap(len(names), func(i int) (string, json.RawMessage) { return names[i], json.RawMessage(`{"secret":true}`) }), true, nil
+		return rowsMap(len(times), func(i int) (string, json.RawMessage) { return times[i].Name, secretShown(times[i].Updated) }), true, nil
 	}
 	_, updated, err := e.store.Secret(ctx, c.DID, segs[0])
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
@@ -106,9 +107,14 @@ func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string
 	if err != nil {
 		return nil, false, err
 	}
-	v, _ := json.Marshal(map[string]any{"secret": true, "updated": updated})
-	v, ok := walk(v, segs[1:]) // s/NAME/updated is as readable as s/NAME shows it
+	v, ok := walk(secretShown(updated), segs[1:]) // s/NAME/updated is as readable as s/NAME shows it
 	return v, ok, nil
+}
+
+// secretShown is what s and s/NAME show of a secret: that it is one, and
+// when it was stored; never its value.
+func secretShown(updated int64) json.RawMessage {
+	return fmt.Appendf(nil, `{"secret":true,"updated":%d}`, updated)
 }
 
 // assetsValue reads a (asset metadata by id) or one asset's metadata.

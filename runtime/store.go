@@ -119,6 +119,10 @@ type SecretStore interface {
 	// SecretNames returns the owner's secret names, sorted.
 	SecretNames(ctx context.Context, owner string) ([]string, error)
 
+	// SecretTimes returns the owner's secret names, sorted, with when each
+	// was stored.
+	SecretTimes(ctx context.Context, owner string) ([]SecretTime, error)
+
 	// DeleteSecret removes the owner's secret.
 	// Returns ENOTFOUND if the owner has no such secret.
 	DeleteSecret(ctx context.Context, owner, name string) error
@@ -209,4 +213,10 @@ type JobNote struct {
 // answer jobs it runs and to feed SSE streams on every node.
 type Notifier interface {
 	ListenJobs(ctx context.Context, fn func(JobNote)) error
+}
+
+// SecretTime is a secret's name and when it was stored, in ms.
+type SecretTime struct {
+	Name    string `db:"name"`
+	Updated int64  `db:"updated"`
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 // PutSecret creates or replaces the owner's sealed secret.
@@ -42,6 +43,17 @@ func (s *Store) SecretNames(ctx context.Context, owner string) ([]string, error)
 		return nil, wrap(err, "list secrets")
 	}
 	return names, nil
+}
+
+// SecretTimes returns the owner's secret names in bytewise order, with
+// when each was stored.
+func (s *Store) SecretTimes(ctx context.Context, owner string) ([]runtime.SecretTime, error) {
+	times := []runtime.SecretTime{}
+	err := s.r.SelectContext(ctx, &times, s.d.q("SELECT name, updated FROM secrets WHERE owner = ? ORDER BY name"), owner)
+	if err != nil {
+		return nil, wrap(err, "list secrets")
+	}
+	return times, nil
 }
 
 // DeleteSecret removes the owner's secret.

@@ -48,6 +48,15 @@ func testSecrets(t *testing.T, s runtime.Store) {
 		if got, err := s.SecretNames(ctx, "did:key:nobody"); err != nil || len(got) != 0 {
 			t.Fatalf("SecretNames of unknown owner = %q, %v", got, err)
 		}
+		times, err := s.SecretTimes(ctx, alice)
+		if err != nil || len(times) != 4 || times[0].Name != "C" || times[3].Name != "b" {
+			t.Fatalf("SecretTimes = %+v, %v", times, err)
+		}
+		for _, tm := range times {
+			if _, updated, _ := s.Secret(ctx, alice, tm.Name); updated != tm.Updated {
+				t.Fatalf("SecretTimes gives %s stored at %d; Secret says %d", tm.Name, tm.Updated, updated)
+			}
+		}
 	})
 	t.Run("put replaces value and time", func(t *testing.T) {
 		put(t, alice, "b", "sealed-b2", 300)
