@@ -40,6 +40,9 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	if err := e.checkOperationMeta(id, meta); err != nil {
 		return id, err
 	}
+	if err := e.checkStoredModule(ctx, meta, id); err != nil {
+		return id, err
+	}
 	if _, err := e.store.PutAsset(ctx, id, c.DID, bytes.TrimSpace(meta), e.ms()); err != nil {
 		return id, err
 	}

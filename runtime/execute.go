@@ -89,6 +89,9 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 	if err == nil {
 		out, err = e.checkOutput(out)
 	}
+	if err == nil {
+		err = e.checkDeclaredOutput(j.op, out)
+	}
 	if err != nil {
 		j.errCode = venue.ErrorCode(err)
 		msg := failure(ctx, err, e.cfg.JobTimeout.String())

@@ -57,6 +57,40 @@ func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
 	return nil
 }
 
+// checkStoredModule vets the module of an operation registered over
+// content that is stored already (uploaded for another asset naming the
+// same sha256), as PutContent vets content uploaded to it: otherwise such
+// an operation would skip the check and fail every call instead.
+func (e *Engine) checkStoredModule(ctx context.Context, meta []byte, id venue.AssetID) error {
+	checker := e.checkedAdapter(meta)
+	if checker == nil {
+		return nil
+	}
+	ci, err := contentOf(meta, id)
+	if err != nil {
+		return nil // no content named: it is checked when uploaded
+	}
+	body, size, err := e.store.Content(ctx, ci.sha)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer body.Close()
+	if size > DefaultMaxModuleSize {
+		return venue.Errorf(venue.ETOOLARGE, "The content this operation names (stored already, %d bytes) is over the module limit of %d bytes", size, DefaultMaxModuleSize)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	if _, err := io.Copy(buf, body); err != nil {
+		return err
+	}
+	if err := checker.CheckModule(ctx, buf.Bytes()); err != nil {
+		return venue.Errorf(venue.ErrorCode(err), "The content this operation names is stored already and is no module the venue can run: %s", venue.ErrorMessage(err))
+	}
+	return nil
+}
+
 // moduleTee buffers a checked operation's content as it streams, up to the
 // module size limit, so the checker can see it before it is committed.
 type moduleTee struct {

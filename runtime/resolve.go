@@ -137,6 +137,7 @@ func (e *Engine) checkNames() error {
 type schemaCache struct {
 	mu      sync.Mutex
 	schemas map[venue.AssetID]*compiledSchema
+	outputs map[venue.AssetID]*compiledSchema // of uploaded operations (outputschema.go)
 	ops     map[venue.AssetID]*venue.Operation
 }
 

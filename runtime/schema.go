@@ -106,22 +106,22 @@ func (s *compiledSchema) validate(input json.RawMessage) error {
 	err = s.schema.Validate(v)
 	var ve *jsonschema.ValidationError
 	if errors.As(err, &ve) {
-		return venue.Errorf(venue.EINVALID, "Input schema violation: %s", describeViolation(ve))
+		return venue.Errorf(venue.EINVALID, "Input schema violation: %s", describeViolation(ve, "input"))
 	}
 	return err
 }
 
 // describeViolation names the deepest failing field and what was wrong with
 // it, e.g. "input.sub.x: got string, want boolean".
-func describeViolation(ve *jsonschema.ValidationError) string {
+func describeViolation(ve *jsonschema.ValidationError, label string) string {
 	leaf := ve.BasicOutput()
 	for _, u := range leaf.Errors {
 		if u.Error != nil {
-			loc := "input" + strings.ReplaceAll(u.InstanceLocation, "/", ".")
+			loc := label + strings.ReplaceAll(u.InstanceLocation, "/", ".")
 			return fmt.Sprintf("%s: %s", loc, describeKind(u.Error))
 		}
 	}
-	return "input: does not match the operation's input schema"
+	return label + ": does not match the operation's " + label + " schema"
 }
 
 // describeKind words one violation as the schema library does, except that

@@ -41,9 +41,9 @@ func (s *Server) registerContent() {
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
 		Responses: map[string]*huma.Response{
 			"200": {Description: "The content's hash (JSON string, 0x and 64 hex digits)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "string"}}}},
-			"400": errorResponse(s.api, "Hash mismatch, or the metadata has no content.sha256"),
+			"400": errorResponse(s.api, "Hash mismatch, the metadata has no content.sha256, or an operation's module does not compile or has neither ABI"),
 			"404": errorResponse(s.api, "No such asset"),
-			"413": errorResponse(s.api, "Content larger than the venue allows"),
+			"413": errorResponse(s.api, "Content larger than the venue allows (an operation's module: 64 MiB)"),
 		},
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,32 @@ func TestWasm_ExampleInC(t *testing.T) {
 	})
 }
 
+// TestWasm_OutputIsChecked: an uploaded operation's output is held to the
+// output schema its metadata declares; breaking it fails the job, naming
+// the field.
+func TestWasm_OutputIsChecked(t *testing.T) {
+	module := mustClang(t, "../../examples/wordcount-c/wordcount.c")
+	meta, err := os.ReadFile("../../examples/wordcount-c/operation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(MustRunMain(t, ""))
+	strict := strings.Replace(string(meta), `"words": {"type": "integer"}`, `"words": {"type": "string"}`, 1)
+	id, up := registerModule(t, c, strict, module)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	var job struct {
+		Status, Error string
+		Output        json.RawMessage
+	}
+	c.do(t, "POST", "/api/v1/invoke", `{"operation": "a/`+strings.TrimPrefix(id, "0x")+`", "input": {"text": "two words"}, "wait": true}`).json(t, &job)
+	if job.Status != "FAILED" || job.Error != "Output schema violation: output.words: got number, want string (the operation's output breaks the schema its metadata declares)" ||
+		string(job.Output) != "null" {
+		t.Fatalf("job %+v", job)
+	}
+}
+
 // TestWasm_UploadIsChecked refuses module content that is not a runnable
 // operation, and keeps nothing of it.
 func TestWasm_UploadIsChecked(t *testing.T) {
@@ -100,6 +127,21 @@ func TestWasm_UploadIsChecked(t *testing.T) {
 			}
 		})
 	}
+	// Content uploaded for a plain asset is stored under its sha256; an
+	// operation naming that sha256 later would find it there unchecked.
+	t.Run("an operation over content stored already is checked at registration", func(t *testing.T) {
+		garbage := []byte("not a module, stored as text")
+		sum := sha256.Sum256(garbage)
+		var plain string
+		c.do(t, "POST", "/api/v1/assets", `{"name": "notes", "content": {"contentType": "text/plain", "sha256": "`+hex.EncodeToString(sum[:])+`"}}`).json(t, &plain)
+		if up := c.do(t, "PUT", "/api/v1/assets/"+plain+"/content", garbage); up.status != 200 {
+			t.Fatalf("plain upload: %d %s", up.status, up.body)
+		}
+		r := c.do(t, "POST", "/api/v1/assets", strings.Replace(meta, "SHA256", hex.EncodeToString(sum[:]), 1))
+		if r.status != 400 || !strings.Contains(r.errorText(t), "The content this operation names is stored already and is no module the venue can run: module does not compile") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
 	t.Run("an operation with a broken schema is refused at registration", func(t *testing.T) {
 		r := c.do(t, "POST", "/api/v1/assets", `{"operation": {"adapter": "wasm", "input": {"type": "nonsense"}}}`)
 		if r.status != 400 || !strings.Contains(r.errorText(t), "schema") {
