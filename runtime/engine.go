@@ -86,6 +86,7 @@ type Engine struct {
 	cat        *catalog
 	ids        idGen
 	pool       pool
+	uploaded   pool // the worker slots uploaded code may hold (uploadedWorkers)
 	workers    *workers
 	callers    *callerSlots
 	logs       logBudget // operations' log lines, per caller
@@ -128,6 +129,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		return nil, err
 	}
 	e.pool = newPool(cfg.Workers)
+	e.uploaded = newPool(uploadedWorkers(cfg.Workers))
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()

@@ -161,28 +161,60 @@ func failure(ctx context.Context, err error, timeout string) string {
 // acquireSlots waits for a slot of j's caller (see callerSlots), then for a
 // worker slot.
 func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
-	if !e.callers.applies(j) {
-		return e.pool.acquire(ctx)
+	byCaller, uploaded := e.callers.applies(j), e.runsUploadedCode(j)
+	if byCaller {
+		if err := e.callers.acquire(ctx, j.caller.DID); err != nil {
+			return err
+		}
 	}
-	if err := e.callers.acquire(ctx, j.caller.DID); err != nil {
-		return err
+	if uploaded {
+		if err := e.uploaded.acquire(ctx); err != nil {
+			e.releaseSlots(j, byCaller, false)
+			return err
+		}
 	}
 	if err := e.pool.acquire(ctx); err != nil {
-		e.callers.release(j.caller.DID)
+		e.releaseSlots(j, byCaller, uploaded)
 		return err
 	}
 	return nil
 }
 
-// releaseSlot gives the worker slot, and the caller's, back if this
-// execution holds them.
+// releaseSlots gives back the caller's and the uploaded code's slots.
+func (e *Engine) releaseSlots(j *job, byCaller, uploaded bool) {
+	if uploaded {
+		e.uploaded.release()
+	}
+	if byCaller {
+		e.callers.release(j.caller.DID)
+	}
+}
+
+// runsUploadedCode reports whether j runs code a user uploaded: an
+// operation of an adapter whose modules the venue checks (wasm).
+func (e *Engine) runsUploadedCode(j *job) bool { return e.checkers[j.op.Name] != nil }
+
+// uploadedWorkers is how many of n worker slots uploaded code may hold:
+// all but a quarter (at least one, when there are two or more), which stay
+// for the venue's own operations. A guest that loops runs until its job's
+// deadline (ten minutes by default), and anyone can make identities to
+// pass the per-caller bound: without a reserve, a few dozen looping jobs
+// would keep every job of everyone waiting, the venue's status and echo
+// included.
+func uploadedWorkers(n int) int {
+	if n < 2 {
+		return max(n, 1)
+	}
+	return n - max(1, n/4)
+}
+
+// releaseSlot gives the worker slot, and the caller's and the uploaded
+// code's, back if this execution holds them.
 func (env *Env) releaseSlot() {
 	if env.held {
 		env.held = false
 		env.e.pool.release()
-		if env.e.callers.applies(env.j) {
-			env.e.callers.release(env.j.caller.DID)
-		}
+		env.e.releaseSlots(env.j, env.e.callers.applies(env.j), env.e.runsUploadedCode(env.j))
 	}
 }
 

@@ -64,3 +64,11 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+func TestUploadedWorkers(t *testing.T) {
+	for _, tc := range []struct{ workers, want int }{{1, 1}, {2, 1}, {3, 2}, {4, 3}, {8, 6}, {64, 48}} {
+		if got := uploadedWorkers(tc.workers); got != tc.want {
+			t.Errorf("uploadedWorkers(%d) = %d, want %d", tc.workers, got, tc.want)
+		}
+	}
+}

@@ -178,3 +178,50 @@ __attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, c
 		t.Fatalf("%d %s", r.status, r.body)
 	}
 }
+
+// TestWasm_LoopsLeaveWorkersForTheVenue: uploaded modules that loop hold
+// at most all but a quarter of the workers, so the venue's own operations
+// still run while they do (anyone can make identities, so the per-caller
+// bound alone does not keep them from every worker).
+func TestWasm_LoopsLeaveWorkersForTheVenue(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "loop.c")
+	os.WriteFile(src, []byte(`#include <stdint.h>
+__attribute__((export_name("venue_abi_1"))) void abi(void) {}
+static char buf[4096];
+__attribute__((export_name("venue_alloc"))) char *venue_alloc(int n) { return buf; }
+__attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, char *in, int il) {
+	volatile uint64_t n = 0;
+	for (;;) n++;
+}
+`), 0o644)
+	module := mustClang(t, src)
+	m := MustRunMain(t, "", func(cfg *Config) { cfg.JobTimeout = "20s"; cfg.Workers = 2 })
+	c := newClient(m)
+	id, up := registerModule(t, c, `{"name": "loop", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, module)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	// Two callers, each within its own bound, loop: without the reserve
+	// they would hold both workers.
+	second, _ := asUser(t, m)
+	var loops []string
+	for _, caller := range []*client{c, second} {
+		var job struct{ ID string }
+		caller.do(t, "POST", "/api/v1/invoke", `{"operation": "`+id+`"}`).json(t, &job)
+		loops = append(loops, job.ID)
+	}
+	defer func() {
+		c.do(t, "PUT", "/api/v1/jobs/"+loops[0]+"/cancel", nil)
+		second.do(t, "PUT", "/api/v1/jobs/"+loops[1]+"/cancel", nil)
+	}()
+	other, _ := asUser(t, m)
+	start := time.Now()
+	if r := other.run(t, "v/test/ops/echo", `{"still": "serving"}`); string(r.body) != `{"still":"serving"}` || time.Since(start) > 5*time.Second {
+		t.Fatalf("%d %s after %s, behind the loops", r.status, r.body, time.Since(start))
+	}
+	var waiting struct{ Status string }
+	second.do(t, "GET", "/api/v1/jobs/"+loops[1], nil).json(t, &waiting)
+	if waiting.Status != "PENDING" {
+		t.Fatalf("the second caller's loop is %s with one of two workers left to uploaded code", waiting.Status)
+	}
+}
