@@ -158,8 +158,9 @@ func failure(ctx context.Context, err error, timeout string) string {
 	return err.Error()
 }
 
-// acquireSlots waits for a slot of j's caller (see callerSlots), then for a
-// worker slot.
+// acquireSlots waits for a slot of j's caller (see callerSlots), then, for
+// uploaded code, for one of the uploaded share (uploadedWorkers), then for
+// a worker slot.
 func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
 	byCaller, uploaded := e.callers.applies(j), e.runsUploadedCode(j)
 	if byCaller {
