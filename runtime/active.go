@@ -30,7 +30,7 @@ type job struct {
 	inbox  chan struct{} // a message was queued for the job
 	// asks is closed when the job first waits on its caller (INPUT_REQUIRED
 	// or AUTH_REQUIRED), which ends its invoker's wait: only a reply can
-	// move it on. Nil for jobs this node did not start by an invoke.
+	// move it on. Nil for jobs no invoke here waits for.
 	asks chan struct{}
 }
 

@@ -153,7 +153,10 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 		Operation: req.Operation, Name: op.Name, Caller: c.DID, Input: maskFields(input, op.SecretFields),
 		Parent: req.Parent, Version: 1}
 	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil,
-		done: make(chan struct{}), inbox: make(chan struct{}, 1), asks: make(chan struct{})}
+		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
+	if req.Wait > 0 {
+		j.asks = make(chan struct{}) // only a waiting invoke listens
+	}
 	e.jobs.put(j)
 	e.unfinished.Add(1)
 	// A job invoked with wait is not handed out until it ends (or the wait
