@@ -70,22 +70,16 @@ func (e *Engine) checkStoredModule(ctx context.Context, meta []byte, id venue.As
 	if err != nil {
 		return nil // no content named: it is checked when uploaded
 	}
-	body, size, err := e.store.Content(ctx, ci.sha)
-	if venue.ErrorCode(err) == venue.ENOTFOUND {
+	module, size, err := e.storedModule(ctx, ci.sha)
+	switch {
+	case venue.ErrorCode(err) == venue.ENOTFOUND:
 		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return err
-	}
-	defer body.Close()
-	if size > DefaultMaxModuleSize {
+	case module == nil:
 		return venue.Errorf(venue.ETOOLARGE, "The content this operation names (stored already, %d bytes) is over the module limit of %d bytes", size, DefaultMaxModuleSize)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, size))
-	if _, err := io.Copy(buf, body); err != nil {
-		return err
-	}
-	if err := checker.CheckModule(ctx, buf.Bytes()); err != nil {
+	if err := checker.CheckModule(ctx, module); err != nil {
 		return venue.Errorf(venue.ErrorCode(err), "The content this operation names is stored already and is no module the venue can run: %s", venue.ErrorMessage(err))
 	}
 	return nil
@@ -114,19 +108,31 @@ func (env *Env) OperationModule(ctx context.Context) ([]byte, error) {
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Operation %s names no content: its metadata needs content.sha256 of the module", op.Path)
 	}
-	body, size, err := env.e.store.Content(ctx, ci.sha)
-	if venue.ErrorCode(err) == venue.ENOTFOUND {
+	module, size, err := env.e.storedModule(ctx, ci.sha)
+	switch {
+	case venue.ErrorCode(err) == venue.ENOTFOUND:
 		return nil, venue.Errorf(venue.ENOTFOUND, "Operation %s has no module: upload its content first (PUT /api/v1/assets/{id}/content)", op.Path)
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
+	case module == nil:
+		return nil, venue.Errorf(venue.ETOOLARGE, "Module of operation %s is %d bytes; the limit is %d", op.Path, size, DefaultMaxModuleSize)
+	}
+	return module, nil
+}
+
+// storedModule reads the content stored as sha, with its size; no bytes if
+// it is over DefaultMaxModuleSize. Returns the store's ENOTFOUND if there
+// is none.
+func (e *Engine) storedModule(ctx context.Context, sha [32]byte) ([]byte, int64, error) {
+	body, size, err := e.store.Content(ctx, sha)
+	if err != nil {
+		return nil, 0, err
 	}
 	defer body.Close()
 	if size > DefaultMaxModuleSize {
-		return nil, venue.Errorf(venue.ETOOLARGE, "Module of operation %s is %d bytes; the limit is %d", op.Path, size, DefaultMaxModuleSize)
+		return nil, size, nil
 	}
-	b := make([]byte, 0, size)
-	buf := bytes.NewBuffer(b)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
 	_, err = io.Copy(buf, body)
-	return buf.Bytes(), err
+	return buf.Bytes(), size, err
 }
