@@ -150,9 +150,9 @@ func TestWasm_UploadIsChecked(t *testing.T) {
 	})
 }
 
-// TestWasm_HostileUploadFailsOnlyItsJob runs an uploaded module that loops
-// forever: its job fails at its deadline and the venue keeps serving.
-func TestWasm_HostileUploadFailsOnlyItsJob(t *testing.T) {
+// loopModule builds a C reactor whose venue_run loops forever.
+func loopModule(t *testing.T) []byte {
+	t.Helper()
 	src := filepath.Join(t.TempDir(), "loop.c")
 	os.WriteFile(src, []byte(`#include <stdint.h>
 __attribute__((export_name("venue_abi_1"))) void abi(void) {}
@@ -163,7 +163,13 @@ __attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, c
 	for (;;) n++;
 }
 `), 0o644)
-	module := mustClang(t, src)
+	return mustClang(t, src)
+}
+
+// TestWasm_HostileUploadFailsOnlyItsJob runs an uploaded module that loops
+// forever: its job fails at its deadline and the venue keeps serving.
+func TestWasm_HostileUploadFailsOnlyItsJob(t *testing.T) {
+	module := loopModule(t)
 	c := newClient(MustRunMain(t, "", func(cfg *Config) { cfg.JobTimeout = "300ms" }))
 	id, up := registerModule(t, c, `{"name": "loop", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, module)
 	if up.status != 200 {
@@ -184,17 +190,7 @@ __attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, c
 // still run while they do (anyone can make identities, so the per-caller
 // bound alone does not keep them from every worker).
 func TestWasm_LoopsLeaveWorkersForTheVenue(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "loop.c")
-	os.WriteFile(src, []byte(`#include <stdint.h>
-__attribute__((export_name("venue_abi_1"))) void abi(void) {}
-static char buf[4096];
-__attribute__((export_name("venue_alloc"))) char *venue_alloc(int n) { return buf; }
-__attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, char *in, int il) {
-	volatile uint64_t n = 0;
-	for (;;) n++;
-}
-`), 0o644)
-	module := mustClang(t, src)
+	module := loopModule(t)
 	m := MustRunMain(t, "", func(cfg *Config) { cfg.JobTimeout = "20s"; cfg.Workers = 2 })
 	c := newClient(m)
 	id, up := registerModule(t, c, `{"name": "loop", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, module)
