@@ -189,6 +189,7 @@ type guestCase struct {
 	wantLattice map[string]string
 	wantSent    string
 	wantSecrets map[string]string
+	wantInput   string // the input as the job's record shows it, if not as given
 }
 
 // noRequest is the wantSent of a case that must not reach the server.
@@ -211,6 +212,9 @@ func runCases(t *testing.T, cases []guestCase) {
 			s.checkLattice(t, tc.wantLattice)
 			s.web.check(t, tc.wantSent)
 			s.checkSecrets(t, tc.wantSecrets)
+			if tc.wantInput != "" && string(j.Input) != s.web.fill(tc.wantInput) {
+				t.Errorf("the record shows input %s, want %s", j.Input, s.web.fill(tc.wantInput))
+			}
 		})
 	}
 }

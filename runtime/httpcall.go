@@ -209,10 +209,8 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 	scheme := strings.Index(raw, "://")
 	if scheme >= 0 {
 		authority := raw[scheme+3:]
-		if end := strings.IndexAny(authority, "/?#"); end >= 0 {
-			authority = authority[:end]
-		}
-		if at := strings.LastIndexByte(authority, '@'); at >= 0 && !placeholder.MatchString(authority[:at]) {
+		authority = authority[:authorityLen(authority)]
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 && literalUserInfo(authority[:at]) {
 			return nil, nil, venue.Errorf(venue.EINVALID, "URL %s carries a user name or password, which the venue sends only from a secret: write the user info as {s/NAME} placeholders (https://{s/USER}:{s/PASS}@host/...) or give the credential in secretHeaders", clipRef(redactUserInfo(raw, scheme+3, at)))
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
@@ -128,8 +129,11 @@ func maskFields(input json.RawMessage, fields []string) json.RawMessage {
 	if len(fields) == 0 || len(input) == 0 || (input[0] != '{' && input[0] != '[') || !mentionsAny(input, fields) {
 		return input
 	}
+	// Numbers stay as written: a float64 would round integers past 2^53.
 	var v any
-	if json.Unmarshal(input, &v) != nil {
+	dec := json.NewDecoder(bytes.NewReader(input))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
 		return input
 	}
 	if !hideKeys(v, fields) {
@@ -191,4 +195,153 @@ func hideKeys(v any, fields []string) bool {
 		}
 	}
 	return changed
+}
+
+// hideUserInfo returns input with the user info of every URL written in its
+// strings replaced by HIDDEN, unless it is made of {s/NAME} placeholders
+// only: for the record, since an operation (http's, a user's) may refuse
+// such a URL, or send it, but a literal password must not stay readable in
+// the job. The rest of the text is left byte for byte.
+func hideUserInfo(input json.RawMessage) json.RawMessage {
+	if !bytes.Contains(input, []byte("://")) {
+		return input
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(input); i++ {
+		if input[i] != '"' {
+			continue
+		}
+		end := stringEnd(input, i)
+		if hidden, ok := hideStringUserInfo(input[i:end]); ok {
+			out = append(append(out, input[last:i]...), hidden...)
+			last = end
+		}
+		i = end - 1
+	}
+	if out == nil {
+		return input
+	}
+	return append(out, input[last:]...)
+}
+
+// stringEnd returns the index just past the JSON string that begins with
+// the quote at b[start] (or len(b) if it does not end).
+func stringEnd(b []byte, start int) int {
+	for i := start + 1; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+// hideStringUserInfo hides the user info of the URLs in lit, a JSON string
+// with its quotes, and reports whether there was any. A string written
+// with escapes (which may spell the '@') is decoded, and written again
+// only if it changed.
+func hideStringUserInfo(lit []byte) ([]byte, bool) {
+	if !bytes.Contains(lit, []byte("://")) {
+		return nil, false
+	}
+	if bytes.IndexByte(lit, '\\') < 0 {
+		if bytes.IndexByte(lit, '@') < 0 {
+			return nil, false
+		}
+		s, changed := hideURLUserInfo(string(lit))
+		return []byte(s), changed
+	}
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return nil, false
+	}
+	s, changed := hideURLUserInfo(s)
+	return venue.AppendString(nil, s), changed
+}
+
+// hideURLUserInfo replaces the user info of each "scheme://user:pass@host"
+// in s, wherever it stands in the text.
+func hideURLUserInfo(s string) (string, bool) {
+	changed := false
+	for from := 0; ; {
+		i := strings.Index(s[from:], "://")
+		if i < 0 {
+			return s, changed
+		}
+		start := from + i + 3
+		authority := s[start : start+authorityLen(s[start:])]
+		at := strings.LastIndexByte(authority, '@')
+		if at > 0 && literalUserInfo(authority[:at]) {
+			s = s[:start] + Hidden + s[start+at:]
+			authority = Hidden + authority[at:]
+			changed = true
+		}
+		from = start + len(authority)
+	}
+}
+
+// authorityLen is the length of the URL authority s begins with, in a URL
+// or in text around one. A {s/NAME} placeholder is part of it, although
+// its '/' would end it.
+func authorityLen(s string) int {
+	for i, c := range s {
+		switch {
+		case c == '{':
+			if n := placeholderLen(s[i:]); n > 0 {
+				return i + n + authorityLen(s[i+n:])
+			}
+		case c == '/' || c == '?' || c == '#' || c == '"' || unicode.IsSpace(c):
+			return i
+		}
+	}
+	return len(s)
+}
+
+// placeholderLen is the length of the {s/NAME} placeholder s begins with,
+// or 0.
+func placeholderLen(s string) int {
+	name, ok := strings.CutPrefix(s, "{s/")
+	if !ok {
+		return 0
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '}':
+			if i == 0 {
+				return 0
+			}
+			return len("{s/") + i + 1
+		case c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9',
+			i > 0 && (c == '_' || c == '.' || c == '-'):
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// literalUserInfo reports whether a URL's user info holds a literal
+// credential: a password not made of {s/NAME} placeholders or, with no
+// password, such a user name (a token given as the user, as in
+// https://TOKEN@host). A literal user name before a placeholder password
+// is a name, not a credential.
+func literalUserInfo(info string) bool {
+	secret := info
+	if user, pass, ok := strings.Cut(info, ":"); ok && pass != "" {
+		secret = pass
+	} else if ok {
+		secret = user
+	}
+	for i := 0; i < len(secret); {
+		n := placeholderLen(secret[i:])
+		if n == 0 {
+			return true
+		}
+		i += n
+	}
+	return false
 }

@@ -67,6 +67,7 @@ func TestMaskFields(t *testing.T) {
 		{"escaped solidus in another key", `{"a\/b":1,"t\u006fken":"x"}`, `{"a/b":1,"token":"HIDDEN"}`},
 		{"name in other letter case", `{"value":"decoy","SECRET":"REAL","Token":"t"}`, `{"SECRET":"HIDDEN","Token":"HIDDEN","value":"decoy"}`},
 		{"no such field", `{"a":"secret"}`, `{"a":"secret"}`},
+		{"numbers stay as written", `{"secret":"v","n":12345678901234567890,"f":1.50}`, `{"f":1.50,"n":12345678901234567890,"secret":"HIDDEN"}`},
 		{"a letter beyond ASCII that folds to one in the name", "{\"to\u212aen\":\"t\",\"\u017fecret\":\"s\"}", "{\"to\u212aen\":\"HIDDEN\",\"\u017fecret\":\"HIDDEN\"}"},
 		{"the same letters written raw", "{\"to\xe2\x84\xaaen\":\"t\"}", "{\"to\xe2\x84\xaaen\":\"HIDDEN\"}"},
 		{"escape but no such field", `{"a":"x\ny"}`, `{"a":"x\ny"}`},
@@ -78,4 +79,51 @@ func TestMaskFields(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHideUserInfo checks that literal user info in a URL anywhere in an
+// input is hidden from the record, placeholders are kept, and the rest of
+// the text stays byte for byte.
+func TestHideUserInfo(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"user and password", `{"url":"https://alice:pw1@example.com/x","n":12345678901234567890}`,
+			`{"url":"https://HIDDEN@example.com/x","n":12345678901234567890}`},
+		{"a token as the user name", `{"u":"https://ghp_tok@github.com"}`, `{"u":"https://HIDDEN@github.com"}`},
+		{"placeholders only", `{"url":"https://{s/U}:{s/P}@h/"}`, `{"url":"https://{s/U}:{s/P}@h/"}`},
+		{"a literal name before a placeholder password", `{"url":"https://bob:{s/P}@h/"}`, `{"url":"https://bob:{s/P}@h/"}`},
+		{"a literal password after a placeholder name", `{"url":"https://{s/U}:pw@h/"}`, `{"url":"https://HIDDEN@h/"}`},
+		{"a user name and an empty password", `{"url":"https://tok:@h/"}`, `{"url":"https://HIDDEN@h/"}`},
+		{"an at sign in the path only", `{"url":"https://h/a@b","s":"x@y"}`, `{"url":"https://h/a@b","s":"x@y"}`},
+		{"two URLs in text", `["see http://a:b@h1 and ftp://c@h2/x ok"]`, `["see http://HIDDEN@h1 and ftp://HIDDEN@h2/x ok"]`},
+		{"an at sign written as an escape", `{"url":"https://al:pw\u0040h/","k\"":"v"}`, `{"url":"https://HIDDEN@h/","k\"":"v"}`},
+		{"in a member name", `{"http://a:b@h":1}`, `{"http://HIDDEN@h":1}`},
+		{"no URL", `{"a":"b@c"}`, `{"a":"b@c"}`},
+		{"a placeholder after the host", `{"url":"https://h/{s/P}@x"}`, `{"url":"https://h/{s/P}@x"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(hideUserInfo(json.RawMessage(tc.in))); got != tc.want {
+				t.Fatalf("hideUserInfo(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzHideUserInfo holds hideUserInfo to valid JSON in, valid JSON out,
+// and to leaving nothing more to hide in what it returns.
+func FuzzHideUserInfo(f *testing.F) {
+	for _, s := range []string{`{"url":"https://a:b@h/"}`, `["x://@@@"]`, `"\u0040://a@"`, `{"a":"://"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if !json.Valid([]byte(in)) {
+			return
+		}
+		out := hideUserInfo(json.RawMessage(in))
+		if !json.Valid(out) {
+			t.Fatalf("hideUserInfo(%s) = %s, not JSON", in, out)
+		}
+		if string(hideUserInfo(out)) != string(out) {
+			t.Fatalf("hideUserInfo is not idempotent on %s: %s", in, out)
+		}
+	})
 }
