@@ -24,6 +24,17 @@ type Operation struct {
 	Meta         json.RawMessage // the metadata as registered
 }
 
+// RecordName is the name a job record gives the operation: its display
+// name "adapter:op" or, for an operation of an adapter that names no op
+// (an uploaded Wasm module), the metadata's name, which says more than
+// "wasm" (the reference records the metadata's name).
+func (o *Operation) RecordName() string {
+	if o.SubOp() == "" && o.Title != "" {
+		return o.Title
+	}
+	return o.Name
+}
+
 // SubOp returns the part of Name after the adapter, e.g. "read" for
 // "core:read", or "" when the adapter needs none.
 func (o *Operation) SubOp() string {

@@ -69,6 +69,11 @@ func TestWasm_ExampleInC(t *testing.T) {
 		if r := c.run(t, ref, `{"text": 5}`); r.status != 400 || !strings.Contains(r.errorText(t), "input.text") {
 			t.Fatalf("schema check: %d %s", r.status, r.body)
 		}
+		var job struct{ Name, Status string }
+		c.do(t, "POST", "/api/v1/invoke", `{"operation": "`+ref+`", "input": {"text": "a"}, "wait": true}`).json(t, &job)
+		if job.Status != "COMPLETE" || job.Name != "Word Count" {
+			t.Fatalf("record: %+v, want COMPLETE named as the metadata names the operation", job)
+		}
 		c.run(t, "v/ops/core/write", `{"path": "o/wordcount", "value": "`+id+`"}`)
 		if r := c.run(t, "o/wordcount", `{"text": "one two three"}`); string(r.body) != `{"words":3,"lines":0,"bytes":13}` {
 			t.Fatalf("by pin: %d %s", r.status, r.body)
