@@ -113,9 +113,37 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	}
 	var buf bytes.Buffer
 	if len(out) == 0 || json.Compact(&buf, out) != nil {
-		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
+		if !tooDeep(out) {
+			return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
+		}
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, which JSON readers refuse", maxNesting)
 	}
 	return buf.Bytes(), nil
+}
+
+// maxNesting is encoding/json's bound on how deep a value may nest.
+const maxNesting = 10000
+
+// tooDeep reports whether the brackets of b, outside its strings, nest
+// deeper than maxNesting.
+func tooDeep(b []byte) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			if depth++; depth > maxNesting {
+				return true
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // compactJSON compacts a message for a record (records are one line: SSE
@@ -219,25 +247,31 @@ func (env *Env) releaseSlot() {
 	}
 }
 
-// ask implements Env.Ask.
+// ask implements Env.Ask. Once it has asked, the job waits for a worker
+// slot before it takes a reply, and takes it in one step with its return
+// to STARTED (takeReply): a reply is never out of the queue while the job
+// still shows the question, where a pause or cancel would lose it.
 func (e *Engine) ask(ctx context.Context, env *Env, status venue.JobStatus, question json.RawMessage) (json.RawMessage, error) {
 	j := env.j
 	asked := false
 	for {
-		msg, err := e.store.TakeJobMessage(ctx, j.id)
-		if err != nil {
-			return nil, err
+		if asked && !env.held {
+			if err := e.acquireSlots(ctx, j); err != nil {
+				return nil, err
+			}
+			env.held = true
 		}
-		if msg != nil {
-			return msg, e.answered(ctx, env, asked)
+		msg, err := e.takeReply(ctx, env, asked)
+		if err != nil || msg != nil {
+			return msg, err
 		}
 		if !asked {
 			if err := e.moveRun(j, env.run, status, compactJSON(question)); err != nil {
 				return nil, err
 			}
 			asked = true
-			env.releaseSlot()
 		}
+		env.releaseSlot()
 		select {
 		case <-j.inbox:
 		case <-ctx.Done():
@@ -246,16 +280,23 @@ func (e *Engine) ask(ctx context.Context, env *Env, status venue.JobStatus, ques
 	}
 }
 
-// answered takes a worker slot back and returns the job to STARTED.
-func (e *Engine) answered(ctx context.Context, env *Env, asked bool) error {
-	if !asked {
-		return nil
+// takeReply takes the oldest reply queued for env's job and, if the job
+// had asked for it, moves the job back to STARTED, under the job's lock:
+// a pause or cancel either comes first, and the reply stays queued for the
+// run a resume starts, or finds the job gone on with it.
+func (e *Engine) takeReply(ctx context.Context, env *Env, asked bool) (json.RawMessage, error) {
+	j := env.j
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if st := j.rec.Status; j.run != env.run || st.Terminal() || st == venue.StatusPaused {
+		return nil, errPaused
 	}
-	if err := e.acquireSlots(ctx, env.j); err != nil {
-		return err
+	msg, err := e.store.TakeJobMessage(ctx, j.id)
+	if err != nil || msg == nil || !asked {
+		return msg, err
 	}
-	env.held = true
-	return e.moveRun(env.j, env.run, venue.StatusStarted, nil)
+	_, err = e.transit(j, venue.StatusStarted, func(n *venue.Job) { n.Message = nil })
+	return msg, err
 }
 
 // moveRun transits j on behalf of execution run, if that run is current and

@@ -102,6 +102,43 @@ func TestEngine_AskAndReply(t *testing.T) {
 			t.Fatalf("output %s", done.Output)
 		}
 	})
+	t.Run("output nested too deep is named as such", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+		h.waitStatus(t, j.ID, venue.StatusInputRequired)
+		deep := strings.Repeat("[", 9999) + strings.Repeat("]", 9999)
+		if _, err := h.Reply(h.alice, j.ID, json.RawMessage(deep)); err != nil {
+			t.Fatal(err)
+		}
+		if done := h.waitStatus(t, j.ID, venue.StatusFailed); done.Error != "Operation returned output nested more than 10000 levels deep, which JSON readers refuse" {
+			t.Fatalf("error %q", done.Error)
+		}
+	})
+	// A reply that arrives while every worker is busy stays queued until the
+	// job has a worker again; a pause meanwhile must not lose it.
+	t.Run("a reply waiting for a worker survives a pause", func(t *testing.T) {
+		h := mustEngine(t, func(c *runtime.Config) { c.Workers = 1 })
+		j := h.invoke(t, "v/test/ops/ask", `{"question": "colour?"}`, 0)
+		h.waitStatus(t, j.ID, venue.StatusInputRequired)
+		busy := h.invoke(t, "v/test/ops/never", `{}`, 0)
+		h.waitStatus(t, busy.ID, venue.StatusStarted)
+		if _, err := h.Reply(h.alice, j.ID, json.RawMessage(`{"colour": "blue"}`)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(50 * time.Millisecond) // the job wakes, and waits for the worker
+		if got, _ := h.Job(h.alice, j.ID); got.Status != venue.StatusInputRequired {
+			t.Fatalf("status %s while the only worker is busy, want INPUT_REQUIRED", got.Status)
+		}
+		if _, err := h.Pause(h.alice, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		h.Cancel(h.alice, busy.ID)
+		if _, err := h.Resume(h.alice, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		if done := h.waitStatus(t, j.ID, venue.StatusComplete); string(done.Output) != `{"reply":{"colour":"blue"}}` {
+			t.Fatalf("output %s", done.Output)
+		}
+	})
 	// Only the caller can move a job on that asks it something, so a wait
 	// ends there: the wait of a minute must not outlast the context's 10 s.
 	t.Run("a wait ends when the job asks its caller", func(t *testing.T) {

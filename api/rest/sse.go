@@ -3,6 +3,7 @@ package rest
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -98,8 +99,33 @@ func appendEvent(b []byte, j *venue.Job) []byte {
 	return append(b, '\n', '\n')
 }
 
-// acceptsEventStream is true when Accept is absent, */*, or names
-// text/event-stream.
+// acceptsEventStream is true when Accept is absent or its most specific
+// media range covering text/event-stream (the type, text/*, */*, in any
+// letter case) has a quality above 0, as RFC 9110 reads it.
 func acceptsEventStream(accept string) bool {
-	return accept == "" || strings.Contains(accept, "text/event-stream") || strings.Contains(accept, "*/*")
+	if strings.TrimSpace(accept) == "" {
+		return true
+	}
+	best, ok := -1, false // the specificity of the range that decides, and its verdict
+	for r := range strings.SplitSeq(accept, ",") {
+		media, params, _ := strings.Cut(r, ";")
+		rank := slices.Index([]string{"*/*", "text/*", "text/event-stream"}, strings.ToLower(strings.TrimSpace(media)))
+		if rank > best {
+			best, ok = rank, !zeroQuality(params)
+		}
+	}
+	return ok
+}
+
+// zeroQuality reports whether a media range's parameters give it q=0,
+// which means "not acceptable".
+func zeroQuality(params string) bool {
+	for p := range strings.SplitSeq(params, ";") {
+		k, v, _ := strings.Cut(p, "=")
+		if strings.EqualFold(strings.TrimSpace(k), "q") {
+			q, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return err == nil && q == 0
+		}
+	}
+	return false
 }
