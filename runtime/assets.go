@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // RegisterAsset stores asset metadata for the caller and returns its id, the
@@ -33,6 +34,9 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	id, err := venue.AssetIDOf(meta)
 	if err != nil {
 		return id, venue.Errorf(venue.EINVALID, "Unable to parse asset metadata: %s", venue.ErrorMessage(err))
+	}
+	if err := refuseMetaVariants(meta); err != nil {
+		return id, err
 	}
 	if _, err := contentOf(meta, id); err != nil && !errors.Is(err, errNoContent) {
 		return id, err
@@ -228,4 +232,44 @@ func contentOf(meta []byte, id venue.AssetID) (contentInfo, error) {
 	ci.contentType = ct
 	ci.fileName, _ = m.Content.FileName.(string)
 	return ci, nil
+}
+
+// metaNames are the members of asset metadata the venue reads, in the
+// object itself and in its operation and content objects.
+var metaNames = map[string][]string{
+	"":          {"name", "description", "operation", "content"},
+	"operation": {"adapter", "input", "output", "secretFields", "toolName", "server", "remoteToolName", "bridge", "auth", "venueSecret"},
+	"content":   {"sha256", "contentType", "fileName"},
+}
+
+// refuseMetaVariants refuses metadata with a member the venue would read
+// in place of another: two names that differ only in letter case
+// ("sha256" and "SHA256") in one of the objects it reads, or a name spelled
+// unlike one it reads ("Input"). encoding/json matches names regardless of
+// case, the last one winning, so the content hash or input schema anyone
+// reads in the metadata would not be the one the venue holds to.
+func refuseMetaVariants(meta []byte) error {
+	for _, obj := range []string{"", "operation", "content"} {
+		b := meta
+		if obj != "" {
+			var top map[string]json.RawMessage
+			if json.Unmarshal(meta, &top) != nil || top[obj] == nil {
+				continue
+			}
+			b = top[obj]
+		}
+		where := func(name string) string {
+			if obj == "" {
+				return name
+			}
+			return obj + "." + name
+		}
+		if x, y := jsonscan.CaseTwins(b); x != "" {
+			return venue.Errorf(venue.EINVALID, "Metadata members %q and %q differ only in letter case, and the venue would read one for the other: keep one", where(x), where(y))
+		}
+		if got, want := jsonscan.CaseVariant(b, metaNames[obj]); got != "" {
+			return venue.Errorf(venue.EINVALID, "Metadata member %q is spelled unlike %q, which the venue would read it as: write %q", where(got), where(want), want)
+		}
+	}
+	return nil
 }

@@ -45,6 +45,37 @@ func TestEngine_AssetMetadata(t *testing.T) {
 			wantCode(t, err, venue.EINVALID)
 		}
 	})
+	// encoding/json would read "SHA256" for "sha256": the hash anyone reads
+	// in the metadata would not be the one the upload is held to.
+	t.Run("members the venue would read for others are refused", func(t *testing.T) {
+		sha := strings.Repeat("a", 64)
+		for _, tc := range []struct{ name, meta, want string }{
+			{"a content hash beside its twin", `{"content":{"sha256":"` + sha + `","SHA256":"` + strings.Repeat("b", 64) + `"}}`,
+				`Metadata members "content.SHA256" and "content.sha256" differ only in letter case, and the venue would read one for the other: keep one`},
+			{"a content type alone", `{"content":{"sha256":"` + sha + `","ContentType":"text/html"}}`,
+				`Metadata member "content.ContentType" is spelled unlike "content.contentType", which the venue would read it as: write "contentType"`},
+			{"an input schema beside its twin", `{"operation":{"adapter":"test:echo","input":{"type":"object"},"Input":{}}}`,
+				`Metadata members "operation.Input" and "operation.input" differ only in letter case, and the venue would read one for the other: keep one`},
+			{"secret fields spelled with a long s", `{"operation":{"adapter":"test:echo","ſecretFields":[]}}`,
+				`Metadata member "operation.ſecretFields" is spelled unlike "operation.secretFields", which the venue would read it as: write "secretFields"`},
+			{"twins the venue does not read", `{"operation":{"adapter":"test:echo","note":1,"NOTE":2}}`,
+				`Metadata members "operation.NOTE" and "operation.note" differ only in letter case, and the venue would read one for the other: keep one`},
+			{"an operation object in another case", `{"Operation":{"adapter":"test:echo"}}`,
+				`Metadata member "Operation" is spelled unlike "operation", which the venue would read it as: write "operation"`},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := h.RegisterAsset(h.alice, []byte(tc.meta))
+				wantCode(t, err, venue.EINVALID)
+				if err.Error() != tc.want {
+					t.Fatalf("error %q\nwant  %q", err, tc.want)
+				}
+			})
+		}
+		// Data of the asset's own, at other depths, may use any names.
+		if _, err := h.RegisterAsset(h.alice, []byte(`{"name":"d","data":{"A":1,"a":2},"operation":{"adapter":"test:echo","input":{"type":"object","properties":{"ID":{},"id":{}}}}}`)); err != nil {
+			t.Fatalf("names below the objects the venue reads: %v", err)
+		}
+	})
 	t.Run("unknown ids are not found", func(t *testing.T) {
 		_, err := h.Asset(h.alice, venue.AssetID{9})
 		wantCode(t, err, venue.ENOTFOUND)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // CaseVariant returns the first member of the object b whose name is not
@@ -57,4 +58,43 @@ func variantOf(key string, names []string) string {
 		}
 	}
 	return ""
+}
+
+// CaseTwins returns two members of the object b whose names differ only
+// in letter case ("sha256" and "SHA256"), as encoding/json folds it: a
+// struct field reads whichever comes last, so one of them stands in for
+// the other unseen. b must be valid JSON; anything but an object has none.
+func CaseTwins(b []byte) (string, string) {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return "", ""
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	seen := make(map[string]string, len(keys))
+	for _, k := range keys {
+		f := foldKey(k)
+		if other, ok := seen[f]; ok {
+			return other, k
+		}
+		seen[f] = k
+	}
+	return "", ""
+}
+
+// foldKey maps every rune of s to the least rune it folds to, so that two
+// names equal under strings.EqualFold get the same key.
+func foldKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
