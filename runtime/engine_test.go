@@ -229,3 +229,36 @@ func TestEngine_PoolBoundsConcurrency(t *testing.T) {
 	}
 	h.waitStatus(t, second.ID, venue.StatusComplete)
 }
+
+// TestEngine_NamesAreChecked refuses, at start, configured names that
+// could never resolve: a name is followed one step only.
+func TestEngine_NamesAreChecked(t *testing.T) {
+	st, err := sql.Open(context.Background(), "", sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tst, err := testops.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		names map[string]string
+		want  string
+	}{
+		{"a name of a name", map[string]string{"echo": "v/test/ops/echo", "chain": "echo"},
+			`operation name "chain": target "echo" is another name, and a name is followed one step only: give its target "v/test/ops/echo"`},
+		{"a name of nothing", map[string]string{"chain": "nowhere"},
+			`operation name "chain": target "nowhere" is no catalog path, pin, asset or DID URL`},
+		{"a missing catalog entry", map[string]string{"x": "v/test/ops/nope"}, `operation name "x": no catalog entry at v/test/ops/nope`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runtime.New(context.Background(), runtime.Config{Catalog: tst, Names: tc.names, SingleNode: true},
+				runtime.Deps{Store: st, Executors: map[string]runtime.Executor{"test": testops.Executor()}})
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("New: %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}

@@ -124,6 +124,12 @@ func (e *Engine) checkNames() error {
 		if err != nil {
 			return fmt.Errorf("operation name %q: target %q is not an operation reference", name, target)
 		}
+		if t.Kind == venue.RefName {
+			if next, ok := e.cfg.Names[t.Name]; ok {
+				return fmt.Errorf("operation name %q: target %q is another name, and a name is followed one step only: give its target %q", name, target, next)
+			}
+			return fmt.Errorf("operation name %q: target %q is no catalog path, pin, asset or DID URL", name, target)
+		}
 		if t.Kind == venue.RefPath && t.Path.Namespace() == venue.NSVenue && e.cat.byPath[t.Path.String()] == nil {
 			return fmt.Errorf("operation name %q: no catalog entry at %s", name, target)
 		}
