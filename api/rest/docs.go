@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +18,8 @@ import (
 func (s *Server) registerDocs() {
 	s.mux.HandleFunc("GET /openapi", s.serveOpenAPI)
 	s.mux.HandleFunc("GET /openapi.json", s.serveOpenAPI)
-	ui := docsui.Handler("/openapi")
+	prefix := basePath(s.e.Identity().BaseURL)
+	ui := docsui.Handler(prefix, prefix+"/openapi")
 	for _, p := range []string{"GET /swagger", "GET /swagger/", "GET /redoc", "GET /redoc/"} {
 		s.mux.Handle(p, ui)
 	}
@@ -93,4 +95,15 @@ func inputSummary(schema json.RawMessage) string {
 	}
 	sort.Strings(names)
 	return " Input: " + strings.Join(names, ", ") + "."
+}
+
+// basePath is the path of the public base URL ("" at the root): behind a
+// proxy that serves the venue at https://example.com/venue, pages must
+// name /venue/openapi, not /openapi.
+func basePath(baseURL string) string {
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(u.EscapedPath(), "/")
 }

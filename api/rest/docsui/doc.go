@@ -10,7 +10,7 @@
 // Handler serves fixed absolute paths, so mount it once per page and once per
 // asset folder on the server's mux:
 //
-//	h := docsui.Handler("/openapi")
+//	h := docsui.Handler("", "/openapi")
 //	for _, p := range []string{"/swagger", "/swagger/", "/redoc", "/redoc/"} {
 //		mux.Handle(p, h)
 //	}

@@ -34,7 +34,7 @@ func get(h http.Handler, method, path string, header ...string) *httptest.Respon
 }
 
 func TestHandler_Routes(t *testing.T) {
-	h := docsui.Handler("/openapi")
+	h := docsui.Handler("", "/openapi")
 	for _, tc := range []struct {
 		name, path, wantType, wantCache, wantBody string
 	}{
@@ -67,7 +67,7 @@ func TestHandler_Routes(t *testing.T) {
 }
 
 func TestHandler_PageTitlesAndLinks(t *testing.T) {
-	h := docsui.Handler("/openapi")
+	h := docsui.Handler("", "/openapi")
 	for _, tc := range []struct {
 		name, path string
 		want       []string
@@ -91,7 +91,7 @@ func TestHandler_PageTitlesAndLinks(t *testing.T) {
 }
 
 func TestHandler_CSPAllowsOnlyTheInlineScript(t *testing.T) {
-	w := get(docsui.Handler("/openapi"), http.MethodGet, "/swagger")
+	w := get(docsui.Handler("", "/openapi"), http.MethodGet, "/swagger")
 	body := w.Body.String()
 	start := strings.LastIndex(body, "<script>") + len("<script>")
 	end := strings.LastIndex(body, "</script>")
@@ -106,7 +106,7 @@ func TestHandler_CSPAllowsOnlyTheInlineScript(t *testing.T) {
 // cdn.redoc.ly; served as is, the page's CSP blocks that request and the
 // browser reports a violation. The served bundle must not name the CDN.
 func TestHandler_ReDocAsksNothingOfItsCDN(t *testing.T) {
-	w := get(docsui.Handler("/openapi"), http.MethodGet, "/redoc/redoc.standalone.js")
+	w := get(docsui.Handler("", "/openapi"), http.MethodGet, "/redoc/redoc.standalone.js")
 	if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), "spec-url") {
 		t.Fatalf("%d, %d bytes", w.Code, w.Body.Len())
 	}
@@ -116,7 +116,7 @@ func TestHandler_ReDocAsksNothingOfItsCDN(t *testing.T) {
 }
 
 func TestHandler_SpecURLIsEscaped(t *testing.T) {
-	h := docsui.Handler(`/openapi?a="</script><script>alert(1)//`)
+	h := docsui.Handler(`/v"><script>alert(2)//`, `/openapi?a="</script><script>alert(1)//`)
 	for _, path := range []string{"/swagger", "/redoc"} {
 		body := get(h, http.MethodGet, path).Body.String()
 		if strings.Contains(body, "<script>alert") || strings.Count(body, "</script>") != strings.Count(body, "<script") {
@@ -125,8 +125,29 @@ func TestHandler_SpecURLIsEscaped(t *testing.T) {
 	}
 }
 
+// TestHandler_Prefix: behind a proxy serving the venue under a path, the
+// pages name their scripts and stylesheet under it, while the handler
+// serves them where the proxy hands them on, without it.
+func TestHandler_Prefix(t *testing.T) {
+	h := docsui.Handler("/venue", "/venue/openapi")
+	for page, want := range map[string][]string{
+		"/swagger": {`href="/venue/swagger/swagger-ui.css?v=`, `src="/venue/swagger/swagger-ui-bundle.js?v=`, `url: "/venue/openapi"`},
+		"/redoc":   {`src="/venue/redoc/redoc.standalone.js?v=`, `spec-url="/venue/openapi"`},
+	} {
+		body := get(h, http.MethodGet, page).Body.String()
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s does not hold %s:\n%s", page, w, body)
+			}
+		}
+	}
+	if w := get(h, http.MethodGet, "/swagger/swagger-ui.css"); w.Code != http.StatusOK {
+		t.Fatalf("stylesheet: %d", w.Code)
+	}
+}
+
 func TestHandler_NotFound(t *testing.T) {
-	h := docsui.Handler("/openapi")
+	h := docsui.Handler("", "/openapi")
 	for _, tc := range []struct{ name, method, path string }{
 		{"trailing slash", http.MethodGet, "/swagger/"},
 		{"unknown swagger file", http.MethodGet, "/swagger/index.html"},
@@ -151,7 +172,7 @@ func TestHandler_NotFound(t *testing.T) {
 }
 
 func TestHandler_Gzip(t *testing.T) {
-	h := docsui.Handler("/openapi")
+	h := docsui.Handler("", "/openapi")
 	plain := get(h, http.MethodGet, "/swagger/swagger-ui-bundle.js")
 	for _, tc := range []struct {
 		name, acceptEncoding string
@@ -192,7 +213,7 @@ func TestHandler_Gzip(t *testing.T) {
 }
 
 func TestHandler_Revalidation(t *testing.T) {
-	h := docsui.Handler("/openapi")
+	h := docsui.Handler("", "/openapi")
 	for _, path := range []string{"/swagger", "/redoc/redoc.standalone.js"} {
 		t.Run(path, func(t *testing.T) {
 			etag := get(h, http.MethodGet, path).Header().Get("ETag")

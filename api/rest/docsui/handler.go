@@ -26,22 +26,26 @@ type handler struct {
 
 // Handler returns the handler for the Swagger UI and ReDoc pages and their
 // scripts and stylesheet, all pointing the UIs at specURL (for the venue,
-// "/openapi"). Any other path, or a method other than GET or HEAD, gets a
-// 404 with a JSON body {"error":"Endpoint <METHOD> <path> not found"}.
+// "/openapi"). The pages name their scripts and stylesheet under prefix,
+// the path the site is served under ("" at the root, "/venue" behind a
+// proxy that serves it there), and specURL should carry it too; the
+// handler itself serves them at the paths without it. Any other path, or a
+// method other than GET or HEAD, gets a 404 with a JSON body
+// {"error":"Endpoint <METHOD> <path> not found"}.
 //
 // The pages send a Content-Security-Policy that confines scripts, styles,
 // fonts and images to the venue itself, so a UI can never quietly reach out
 // to a CDN. Requests made by the UIs' "Try it out" stay unrestricted because
 // the document's servers may name another origin.
-func Handler(specURL string) http.Handler {
+func Handler(prefix, specURL string) http.Handler {
 	css := embedded("swagger-ui/swagger-ui.css", "text/css; charset=utf-8")
 	swagger := embedded("swagger-ui/swagger-ui-bundle.js", "text/javascript; charset=utf-8")
 	redoc := patched("redoc/redoc.standalone.js", "text/javascript; charset=utf-8", redocLogo, "data:,")
 	return &handler{routes: map[string]*asset{
-		swaggerPage:   swaggerUIPage(specURL, css.versionedURL(swaggerCSS), swagger.versionedURL(swaggerBundle)),
+		swaggerPage:   swaggerUIPage(specURL, prefix+css.versionedURL(swaggerCSS), prefix+swagger.versionedURL(swaggerBundle)),
 		swaggerCSS:    css,
 		swaggerBundle: swagger,
-		redocPage:     redocUIPage(specURL, redoc.versionedURL(redocBundle)),
+		redocPage:     redocUIPage(specURL, prefix+redoc.versionedURL(redocBundle)),
 		redocBundle:   redoc,
 	}}
 }
