@@ -13,7 +13,7 @@ import (
 // InspectValuesInput names the paths to preview and how.
 type InspectValuesInput struct {
 	Paths   []string `query:"path,explode" required:"true" minItems:"1" maxItems:"1000" doc:"Lattice path to preview; repeat the parameter for several (path=w/a&path=w/b): a comma belongs to the path" example:"w/notes"`
-	Budget  int      `query:"budget" minimum:"10" default:"500" doc:"Bytes of preview text for all the paths together, shared equally (at least 10 each)"`
+	Budget  int      `query:"budget" minimum:"0" default:"500" doc:"Bytes of preview text for all the paths together, shared equally (at least 10 each); 0 means the default"`
 	Compact bool     `query:"compact" doc:"No spaces after ':' and ','"`
 }
 
@@ -29,12 +29,16 @@ func (s *Server) registerInspect() {
 	op := s.op("inspect-values", http.MethodGet, "/api/v1/values/inspect", "Preview lattice values", "Lattice")
 	op.Description = "A job-free core:inspect: the same preview text the operation gives for the same lattice (with paths as a list when " +
 		"several are given), within a budget of bytes. An absent path previews as /* absent */."
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path, or a budget under 10"}), s.inspectValues)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path, or a negative budget"}), s.inspectValues)
 }
 
 func (s *Server) inspectValues(ctx context.Context, in *InspectValuesInput) (*InspectValuesOutput, error) {
+	budget := in.Budget
+	if budget == 0 {
+		budget = preview.DefaultBudget // as core:inspect reads it, and limit and maxSize are read
+	}
 	text, err := preview.Inspect(ctx, engineReader{s.e}, in.Paths,
-		preview.Options{Budget: in.Budget, Compact: in.Compact, Label: len(in.Paths) > 1})
+		preview.Options{Budget: max(budget, preview.MinBudget), Compact: in.Compact, Label: len(in.Paths) > 1})
 	if err != nil {
 		return nil, toAPI(err)
 	}

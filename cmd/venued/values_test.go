@@ -168,18 +168,21 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 			paths   []string
 			budget  int // 0: the default
 			compact bool
+			given   bool // the budget is given even if 0
 		}{
-			{"a document in the default budget", []string{"w/inspect/doc"}, 0, false},
-			{"a document cut to a budget", []string{"w/inspect/doc"}, 150, false},
-			{"a tiny budget", []string{"w/inspect/doc"}, 10, false},
-			{"compact", []string{"w/inspect/doc"}, 120, true},
-			{"a map assembled from rows", []string{"w/inspect"}, 300, false},
-			{"a map too large to read whole", []string{"w/big"}, 100, false},
-			{"the caller's jobs, too large to read whole", []string{"j"}, 200, false},
-			{"a job record", []string{"j/" + echo.ID}, 200, false},
-			{"an absent path", []string{"w/inspect/none"}, 0, false},
-			{"a path with a comma", []string{"w/inspect/a,b"}, 0, false},
-			{"several paths share the budget", []string{"w/inspect/list", "w/inspect/doc", "w/inspect/none"}, 90, false},
+			{"a document in the default budget", []string{"w/inspect/doc"}, 0, false, false},
+			{"a document cut to a budget", []string{"w/inspect/doc"}, 150, false, false},
+			{"a tiny budget", []string{"w/inspect/doc"}, 10, false, false},
+			{"compact", []string{"w/inspect/doc"}, 120, true, false},
+			{"a map assembled from rows", []string{"w/inspect"}, 300, false, false},
+			{"a map too large to read whole", []string{"w/big"}, 100, false, false},
+			{"the caller's jobs, too large to read whole", []string{"j"}, 200, false, false},
+			{"a job record", []string{"j/" + echo.ID}, 200, false, false},
+			{"an absent path", []string{"w/inspect/none"}, 0, false, false},
+			{"a path with a comma", []string{"w/inspect/a,b"}, 0, false, false},
+			{"several paths share the budget", []string{"w/inspect/list", "w/inspect/doc", "w/inspect/none"}, 90, false, false},
+			{"a budget of 0 is the default", []string{"w/inspect/doc"}, 0, false, true},
+			{"a budget under 10 is 10", []string{"w/inspect/doc"}, 5, false, true},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				q := url.Values{"path": tc.paths}
@@ -187,7 +190,7 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 				if len(tc.paths) == 1 {
 					in["paths"] = tc.paths[0] // the op labels a list's previews, as REST does several paths'
 				}
-				if tc.budget != 0 {
+				if tc.budget != 0 || tc.given {
 					q.Set("budget", strconv.Itoa(tc.budget))
 					in["budget"] = tc.budget
 				}
@@ -223,7 +226,7 @@ func TestREST_ValuesInspectRefuses(t *testing.T) {
 	forEachStore(t, func(t *testing.T, c *client, m *Main) {
 		for _, tc := range []struct{ name, query, want string }{
 			{"no path", "budget=100", "=Missing 'path' query parameter"},
-			{"a budget under 10", "path=w/x&budget=5", "budget"},
+			{"a negative budget", "path=w/x&budget=-1", "budget"},
 			{"a budget that is not a number", "path=w/x&budget=lots", "=Invalid integer query parameter 'budget': lots"},
 			{"a malformed path", "path=w//x", "empty segment"},
 			{"an unknown namespace", "path=w/x&path=q/y", "unknown namespace"},

@@ -72,14 +72,18 @@ func parsePaths(raw json.RawMessage) (paths []string, single bool, problem strin
 	return many, false, ""
 }
 
-// budgetOf reads budget: default 500, at least 10.
+// budgetOf reads budget: absent or 0 the default 500, else at least 10, as
+// /values/inspect reads it.
 func budgetOf(n *json.Number) (int, error) {
 	if n == nil {
 		return preview.DefaultBudget, nil
 	}
 	f, err := n.Float64()
-	if err != nil {
-		return 0, fmt.Errorf("'budget' must be a number of bytes, got %s", *n)
+	if err != nil || f < 0 {
+		return 0, fmt.Errorf("'budget' must be a number of bytes, at least 0, got %s", *n)
+	}
+	if f == 0 {
+		return preview.DefaultBudget, nil
 	}
 	return max(int(f), preview.MinBudget), nil
 }
