@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
@@ -40,7 +41,7 @@ func (m *masker) add(v string) {
 	defer m.mu.Unlock()
 	for _, f := range secretForms(v) {
 		m.inText = insertForm(m.inText, f)
-		for _, once := range jsonEscapes(f) {
+		for _, once := range jsonForms(f) {
 			for _, twice := range append(jsonEscapes(once), once) {
 				m.inText = insertForm(m.inText, twice)
 				m.inJSON = insertForm(m.inJSON, twice)
@@ -49,19 +50,90 @@ func (m *masker) add(v string) {
 	}
 }
 
-// jsonEscapes returns f as it appears inside a JSON string, with and
-// without HTML escaping.
+// jsonEscapes returns f as Go writes it between the quotes of a JSON
+// string, with and without HTML escaping.
 func jsonEscapes(f string) []string { return []string{jsonEscaped(f, true), jsonEscaped(f, false)} }
+
+// jsonForms returns f as any common encoder writes it between the quotes
+// of a JSON string: Go's escapes, and each of them with '/' written '\/'
+// (PHP's json_encode) and with every character beyond ASCII written as a
+// \uXXXX escape, in lower-case hex (Python's json.dumps, PHP) or upper
+// (Jackson).
+func jsonForms(f string) []string {
+	var out []string
+	for _, e := range jsonEscapes(f) {
+		for _, s := range []string{e, strings.ReplaceAll(e, "/", `\/`)} {
+			out = append(out, s, asciiEscaped(s, "0123456789abcdef"), asciiEscaped(s, "0123456789ABCDEF"))
+		}
+	}
+	return out
+}
+
+// asciiEscaped writes every rune of s beyond ASCII as a \uXXXX escape
+// (two, a surrogate pair, beyond the Basic Multilingual Plane), in the hex
+// digits given.
+func asciiEscaped(s, digits string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			b.WriteRune(r)
+			continue
+		}
+		units := []rune{r}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			units = []rune{r1, r2}
+		}
+		for _, u := range units {
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(digits[u>>shift&0xf])
+			}
+		}
+	}
+	return b.String()
+}
 
 // secretForms lists the texts v may become in a URL: itself, its escapes
 // for a path segment, a query and user info (escapeURL's), the whole-path
-// escaping Go falls back to, and the strict %20 escaping of most other
-// clients. Each may then be written into JSON (a server echoing a request
-// line), and that JSON into a string in a record.
+// escaping Go falls back to, the strict %20 escaping of most other clients,
+// that escaping keeping '/' (Python's quote) or !'()* (JavaScript's
+// encodeURIComponent), and each escaped form in lower-case hex as well.
+// Each may then be written into JSON (a server echoing a request line),
+// and that JSON into a string in a record.
 func secretForms(v string) []string {
 	query := url.QueryEscape(v)
-	return []string{v, url.PathEscape(v), query, strings.ReplaceAll(query, "+", "%20"), url.User(v).String(),
-		(&url.URL{Path: v}).EscapedPath()}
+	strict := strings.ReplaceAll(query, "+", "%20")
+	forms := []string{v, url.PathEscape(v), query, strict, url.User(v).String(), (&url.URL{Path: v}).EscapedPath(),
+		strings.ReplaceAll(strict, "%2F", "/"), componentEscaped.Replace(strict)}
+	for _, f := range forms {
+		if strings.Contains(f, "%") {
+			forms = append(forms, lowerHexEscapes(f))
+		}
+	}
+	return forms
+}
+
+// componentEscaped undoes the escapes JavaScript's encodeURIComponent
+// leaves out.
+var componentEscaped = strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
+
+// lowerHexEscapes writes the hex digits of f's %XX escapes in lower case.
+func lowerHexEscapes(f string) string {
+	b := []byte(f)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			b[i+1], b[i+2] = lowerHex(b[i+1]), lowerHex(b[i+2])
+			i += 2
+		}
+	}
+	return string(b)
+}
+
+func lowerHex(c byte) byte {
+	if c >= 'A' && c <= 'F' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // jsonEscaped returns v as it appears between the quotes of a JSON string.

@@ -2,9 +2,11 @@ package runtime
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -18,6 +20,9 @@ func TestMasker_EveryForm(t *testing.T) {
 		{"URL and JSON specials", `zq7 a/b?c&d=e+f#g<h>"i\j:k@l;m,n`},
 		{"non-ASCII", "zq7k1é€ x"},
 		{"control characters", "zq7\tline\nbreak"},
+		{"base64", "zq7AbC/dEf+GhI=jKlMnOp"},
+		{"beyond the BMP", "zq7-p\u00e4ss-\U0001F600-key"},
+		{"JavaScript's unescaped marks", "zq7!'()*~x"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &masker{}
@@ -25,10 +30,20 @@ func TestMasker_EveryForm(t *testing.T) {
 			v := tc.value
 			forms := []string{v, url.PathEscape(v), url.QueryEscape(v), strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
 				url.User(v).String(), (&url.URL{Path: "/" + v}).String()}
+			// Other clients and servers: Python's quote() keeps '/', JavaScript's
+			// encodeURIComponent keeps !'()*, some write hex in lower case.
+			strict := strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
+			python := strings.ReplaceAll(strict, "%2F", "/")
+			js := strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*").Replace(strict)
+			forms = append(forms, python, js, lowerHexEscapes(strict), lowerHexEscapes(python))
 			for _, f := range forms {
 				quoted, _ := json.Marshal(f)
 				twice, _ := json.Marshal(string(quoted))
-				for _, text := range []string{f, string(quoted), string(twice)} {
+				// PHP writes '/' as '\/'; Python and PHP write what is beyond
+				// ASCII as \u escapes in lower-case hex, Jackson in upper.
+				php := strings.ReplaceAll(string(quoted), "/", `\/`)
+				ascii := pythonJSON(f)
+				for _, text := range []string{f, string(quoted), string(twice), php, mustMarshal(php), ascii, mustMarshal(ascii), strings.ToUpper(ascii)} {
 					if got := m.text("<" + text + ">"); strings.Contains(got, "zq7") {
 						t.Errorf("text(%q) = %q", text, got)
 					}
@@ -41,6 +56,35 @@ func TestMasker_EveryForm(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pythonJSON writes s as Python's json.dumps does: quoted, with every
+// character beyond ASCII a \u escape in lower-case hex.
+func pythonJSON(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, u := range utf16.Encode([]rune(s)) {
+		switch {
+		case u == '"' || u == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(byte(u))
+		case u == '\t':
+			b.WriteString(`\t`)
+		case u == '\n':
+			b.WriteString(`\n`)
+		case u < 0x20 || u >= 0x7f:
+			fmt.Fprintf(&b, `\u%04x`, u)
+		default:
+			b.WriteByte(byte(u))
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func mustMarshal(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }
 
 // TestMasker_ShortValues checks that values too short to mask safely are
