@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/internal/jsonscan"
@@ -107,6 +108,11 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	if len(out) > e.cfg.MaxOutputSize {
 		return nil, venue.Errorf(venue.ETOOLARGE, "Output of %d bytes exceeds the venue's limit of %d bytes", len(out), e.cfg.MaxOutputSize)
+	}
+	if !utf8.Valid(out) {
+		// JSON exchanged between systems is UTF-8 (RFC 8259): strict readers
+		// of the record would fail on it, as the venue refuses it as input.
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not UTF-8 text, as JSON must be")
 	}
 	if jsonscan.Compacted(out) {
 		return out, nil

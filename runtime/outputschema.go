@@ -8,6 +8,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // checkDeclaredOutput holds the output of an operation whose code a user
@@ -17,7 +18,15 @@ import (
 // where. The catalog's own operations are the venue's code, tested against
 // their schemas, and pay nothing here.
 func (e *Engine) checkDeclaredOutput(op *venue.Operation, out json.RawMessage) error {
-	if e.checkers[op.Name] == nil || len(bytes.TrimSpace(op.Output)) == 0 {
+	if e.checkers[op.Name] == nil {
+		return nil
+	}
+	// As inputs and lattice writes are: a member given twice reads
+	// differently in different readers (RFC 8259 leaves it open).
+	if name, dup, _ := jsonscan.Duplicate(out); dup {
+		return venue.Errorf(venue.EINTERNAL, "Operation returned output that gives the member %q twice in one object", clipRef(name))
+	}
+	if len(bytes.TrimSpace(op.Output)) == 0 {
 		return nil
 	}
 	s, err := e.outputSchema(op)

@@ -1,0 +1,51 @@
+package runtime
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// TestCheckOutput fails output a reader could not take as the record's:
+// not UTF-8, not JSON, nested past what JSON readers allow, and, from
+// uploaded code, a member given twice.
+func TestCheckOutput(t *testing.T) {
+	e := &Engine{cfg: Config{MaxOutputSize: 1 << 20}, checkers: map[string]ModuleChecker{"wasm": noCheck{}}}
+	uploaded, builtin := &venue.Operation{Name: "wasm"}, &venue.Operation{Name: "core:read"}
+	deep := make([]byte, 0, 20004)
+	for range 10001 {
+		deep = append(deep, '[')
+	}
+	for range 10001 {
+		deep = append(deep, ']')
+	}
+	for _, tc := range []struct {
+		name string
+		op   *venue.Operation
+		out  string
+		want string // "": passes
+	}{
+		{"compact JSON", uploaded, `{"a":"é"}`, ""},
+		{"bytes that are not UTF-8", builtin, "{\"a\":\"\xff\xfe\"}", "Operation returned output that is not UTF-8 text, as JSON must be"},
+		{"not JSON", builtin, `{"a":`, "Operation returned output that is not JSON"},
+		{"nested too deep", builtin, string(deep), "Operation returned output nested more than 10000 levels deep, which JSON readers refuse"},
+		{"a member twice, from uploaded code", uploaded, `{"a":1,"a":2}`, `Operation returned output that gives the member "a" twice in one object`},
+		{"a member twice, from the venue's own code", builtin, `{"a":1,"a":2}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := e.checkOutput(json.RawMessage(tc.out))
+			if err == nil {
+				err = e.checkDeclaredOutput(tc.op, out)
+			}
+			if got := venue.ErrorMessage(err); err != nil && got != tc.want || err == nil && tc.want != "" {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+type noCheck struct{}
+
+func (noCheck) CheckModule(context.Context, []byte) error { return nil }
