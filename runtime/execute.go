@@ -119,38 +119,14 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	}
 	var buf bytes.Buffer
 	if len(out) == 0 || json.Compact(&buf, out) != nil {
-		if !tooDeep(out) {
+		if !jsonscan.TooDeep(out) {
 			return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
 		}
-		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, which JSON readers refuse", maxNesting)
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, which JSON readers refuse", jsonscan.MaxNesting)
 	}
 	return buf.Bytes(), nil
 }
 
-// maxNesting is encoding/json's bound on how deep a value may nest.
-const maxNesting = 10000
-
-// tooDeep reports whether the brackets of b, outside its strings, nest
-// deeper than maxNesting.
-func tooDeep(b []byte) bool {
-	depth, inString := 0, false
-	for i := 0; i < len(b); i++ {
-		switch c := b[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			if depth++; depth > maxNesting {
-				return true
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return false
-}
 
 // compactJSON compacts a message for a record (records are one line: SSE
 // sends each as one data line); a message that is not JSON becomes a string.

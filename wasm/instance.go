@@ -202,7 +202,7 @@ func (in *instance) output(r uint64) (json.RawMessage, error) {
 // guestError is the job's error for the message the guest reported.
 func (in *instance) guestError(ptr, n uint32) error {
 	view, ok := in.mem.Read(ptr, min(n, maxErrorText))
-	if !ok {
+	if !ok || !inside(in.mem, ptr, uint64(n)) {
 		in.broken = true
 		return crashed("venue_run returned an error message (%d bytes at %#x) outside the module's memory", n, ptr)
 	}
@@ -217,6 +217,9 @@ func (in *instance) guestError(ptr, n uint32) error {
 }
 
 func notJSON(b []byte) error {
+	if jsonscan.TooDeep(b) {
+		return venue.Errorf(venue.EINTERNAL, "operation returned output nested more than %d levels deep, which JSON readers refuse", jsonscan.MaxNesting)
+	}
 	return venue.Errorf(venue.EINTERNAL, "operation returned output that is not JSON (%d bytes: %q)", len(b), b[:min(len(b), 100)])
 }
 

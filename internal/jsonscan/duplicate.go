@@ -5,10 +5,6 @@ import (
 	"unicode/utf8"
 )
 
-// maxDuplicateDepth is encoding/json's own bound on nesting: text that
-// passed it is never declined for depth here.
-const maxDuplicateDepth = 10000
-
 // Duplicate reports the first member name that occurs twice in one object
 // anywhere in b, compared as decoded ("a" and "\u0061" are one name).
 // RFC 8259 leaves such text to each reader (encoding/json keeps the last,
@@ -35,7 +31,7 @@ type dups struct {
 func (d *dups) value(depth int) bool {
 	ch, ok := d.c.Peek()
 	switch {
-	case !ok || depth > maxDuplicateDepth:
+	case !ok || depth > MaxNesting:
 		return false
 	case ch == '{':
 		return d.object(depth + 1)

@@ -49,6 +49,14 @@ EXPORT("venue_run") uint64_t venue_run(char *op, uint32_t op_len, char *in, uint
 		return reply(snprintf(out_buf, sizeof out_buf, "the C guest refuses"), 1);
 	if (strstr(input, "\"do\":\"trap\""))
 		__builtin_trap();
+	if (strstr(input, "\"do\":\"errpastmemory\"")) // an error message reaching past memory
+		return (uint64_t)16 << 32 | 0x7fffffffu | 0x80000000u;
+	if (strstr(input, "\"do\":\"deep\"")) { // valid JSON nested deeper than JSON readers take
+		static char deep[20002];
+		for (int i = 0; i < 10001; i++)
+			deep[i] = '[', deep[20001 - i] = ']';
+		return (uint64_t)(uintptr_t)deep << 32 | sizeof deep;
+	}
 	if (strstr(input, "\"do\":\"readfile\"")) {
 		FILE *f = fopen("/etc/passwd", "r");
 		return reply(snprintf(out_buf, sizeof out_buf, "{\"read\":%s}", f ? "true" : "false"), 0);
