@@ -127,7 +127,6 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
-
 // compactJSON compacts a message for a record (records are one line: SSE
 // sends each as one data line); a message that is not JSON becomes a string.
 func compactJSON(msg json.RawMessage) json.RawMessage {

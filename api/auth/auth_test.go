@@ -106,7 +106,7 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"a long-lived UCAN as bearer", "Bearer " + longUCAN, "", "at most 24h0m0s"},
 		{"HS256 is not accepted", "Bearer " + hs256(t, did, venueDID), "", "not one this venue accepts"},
 		{"RS256 from an unknown issuer", "Bearer eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2lkcC5leGFtcGxlIn0.c2ln", "", "no configured OAuth provider"},
-		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", "not one this venue accepts"},
+		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", `a token with alg "none" from issuer "did:key:z" is not one this venue accepts`},
 		{"malformed", "Bearer not-a-jwt", "", "not a JWT"},
 		{"empty bearer", "Bearer ", "", "no token"},
 		{"basic auth", "Basic dXNlcjpwYXNz", "", "not supported"},

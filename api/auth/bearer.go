@@ -66,7 +66,7 @@ func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
 	case alg == "RS256":
 		return a.providerIssued(ctx, tok, iss)
 	default:
-		return verdict{}, invalid("an %s token from issuer %q is not one this venue accepts: use an EdDSA token self-issued by a did:key, a token from /login, or an RS256 token from a configured OAuth provider", clip(alg), clip(iss))
+		return verdict{}, invalid("a token with alg %q from issuer %q is not one this venue accepts: use an EdDSA token self-issued by a did:key, a token from /login, or an RS256 token from a configured OAuth provider", clip(alg), clip(iss))
 	}
 }
 
