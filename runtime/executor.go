@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -55,6 +57,9 @@ func (env *Env) Context(ctx context.Context) context.Context {
 // the job so that it is masked wherever it would appear in the job's record.
 // Returns ENOTFOUND if the caller has no such secret.
 func (env *Env) Secret(ctx context.Context, name string) (string, error) {
+	if err := env.mayUseSecret(name); err != nil {
+		return "", err
+	}
 	if c := env.j.caller; c.Bound() != nil {
 		// An agent confined to its caps uses only the secrets they cover.
 		if err := env.e.Authorize(venue.WithCaller(ctx, c), c.DID+"/"+venue.NSSecrets+"/"+name, venue.AbilityRead); err != nil {
@@ -139,6 +144,9 @@ func (env *Env) Copy(ctx context.Context, from, to string) error {
 // PutSecret stores a secret for the caller (secret:set).
 func (env *Env) PutSecret(ctx context.Context, name, value string) error {
 	env.j.mask.add(value)
+	if err := env.mayUseSecret(name); err != nil {
+		return err
+	}
 	return env.e.PutSecret(env.Context(ctx), name, value)
 }
 
@@ -154,4 +162,54 @@ func (env *Env) Log(ctx context.Context, level slog.Level, msg string) {
 		return
 	}
 	env.e.log.Log(ctx, level, env.j.mask.text(msg), "job", env.j.id.String(), "op", env.j.op.Name)
+}
+
+// mayUseSecret lets a job running code a user uploaded resolve or store
+// only the secrets its input names ("s/NAME", or a {s/NAME} placeholder):
+// the code may be anyone's, and its caller, whose secrets they are, says
+// which of them it may use. An audit's uploaded "uppercase" sent the
+// caller's OPENAI_API_KEY to its author's server. The venue's own
+// operations, whose code it ships, need no such naming.
+func (env *Env) mayUseSecret(name string) error {
+	name = strings.TrimPrefix(strings.TrimPrefix(name, "/"), "s/")
+	if !env.e.runsUploadedCode(env.j) || namesSecret(env.j.input, "s/"+name) {
+		return nil
+	}
+	return venue.Errorf(venue.EFORBIDDEN, "This operation runs code a user uploaded, which may use only the secrets its input names: to let it use your secret %s, give \"s/%s\" in the input", clipRef(name), clipRef(name))
+}
+
+// namesSecret reports whether input holds ref ("s/NAME") as a string of
+// its own or as a {s/NAME} placeholder in one.
+func namesSecret(input json.RawMessage, ref string) bool {
+	if bytes.Contains(input, []byte(`"`+ref+`"`)) || bytes.Contains(input, []byte("{"+ref+"}")) {
+		return true
+	}
+	if bytes.IndexByte(input, '\\') < 0 {
+		return false // no escape could spell it otherwise
+	}
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return false
+	}
+	return holdsRef(v, ref)
+}
+
+func holdsRef(v any, ref string) bool {
+	switch v := v.(type) {
+	case string:
+		return v == ref || strings.Contains(v, "{"+ref+"}")
+	case map[string]any:
+		for k, e := range v {
+			if k == ref || holdsRef(e, ref) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if holdsRef(e, ref) {
+				return true
+			}
+		}
+	}
+	return false
 }

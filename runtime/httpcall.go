@@ -222,7 +222,9 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 		}
 		name := raw[m[2]:m[3]]
 		v, err := env.Secret(ctx, name)
-		if err != nil {
+		if venue.ErrorCode(err) == venue.EFORBIDDEN {
+			return nil, nil, err
+		} else if err != nil {
 			return nil, nil, venue.Errorf(venue.EINVALID, "Could not resolve URL placeholder {s/%s}: %s", name, venue.ErrorMessage(err))
 		}
 		f := fill{name: name, text: escapeURL(urlPartAt(raw[:m[0]]), v)}
@@ -368,8 +370,8 @@ func (env *Env) credential(ctx context.Context, field, ref string) (string, erro
 	name, err := venue.ParseSecretRef(ref)
 	if err == nil {
 		var v string
-		if v, err = env.Secret(ctx, name); err == nil {
-			return v, nil
+		if v, err = env.Secret(ctx, name); err == nil || venue.ErrorCode(err) == venue.EFORBIDDEN {
+			return v, err
 		}
 	}
 	if name != "" && (strings.HasPrefix(ref, "s/") || strings.HasPrefix(ref, "/s/")) {

@@ -134,9 +134,13 @@
 //	secret.set      {name, value}                → {name, stored: true}
 //
 // All of them act as the job's caller, under its capabilities. Secrets are
-// referenced, never read: http.request resolves "s/NAME" in bearerSecret,
-// secretHeaders values and {s/NAME} placeholders in the URL on the host
-// side, and masks every resolved value, in any URL or JSON escaping, out of
+// referenced, never read, and code a user uploaded may use (resolve or
+// store) only the secrets its job's input names as "s/NAME" or in a
+// {s/NAME} placeholder: the caller decides which of their secrets someone
+// else's module may spend. http.request resolves "s/NAME" in
+// bearerSecret, secretHeaders values and {s/NAME} placeholders in the URL
+// on the host side, and masks every resolved value, in any URL or JSON
+// escaping (the forms common encoders write, runtime/mask.go), out of
 // the job's records and out of the answer: its headers, body and errors,
 // and its url, which comes back with the placeholders in place of the
 // values. The guest never holds a plaintext secret, even from a server

@@ -70,7 +70,8 @@ func mustHarness(t *testing.T, cfg Config, rcfg runtime.Config, guests ...string
 	t.Cleanup(func() { st.Close() })
 	logs := &logSink{}
 	eng, err := runtime.New(ctx, rcfg, runtime.Deps{Store: st, Logger: slog.New(logs),
-		Executors: map[string]runtime.Executor{"wasm": uploaded, "tb": builtin}})
+		Executors: map[string]runtime.Executor{"wasm": uploaded, "tb": builtin},
+		Checkers:  map[string]runtime.ModuleChecker{"wasm": host}})
 	if err != nil {
 		t.Fatal(err)
 	}

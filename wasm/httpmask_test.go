@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -214,5 +215,44 @@ func TestHost_HTTPCompositeCredentialsAreMasked(t *testing.T) {
 	noSecret(t, "the guest's answers", string(raw))
 	if b64 := base64.StdEncoding.EncodeToString([]byte("alice:" + key)); strings.Contains(string(raw), b64) {
 		t.Errorf("the guest got the Basic credential: %s", raw)
+	}
+}
+
+// TestHost_UploadedCodeUsesOnlyNamedSecrets: uploaded code may be anyone's,
+// so it resolves and stores only the secrets its job's input names as
+// s/NAME (an audit's module sent its caller's API key to its author).
+func TestHost_UploadedCodeUsesOnlyNamedSecrets(t *testing.T) {
+	srv := mustEchoServer(t)
+	h := mustHarness(t, Config{}, runtime.Config{Outbound: outbound.Policy{AllowHosts: []string{"127.0.0.1"}}}, "goreactor")
+	for _, name := range []string{"ECHO_KEY", "NAMED_KEY"} {
+		if err := h.PutSecret(h.alice, name, maskedSecret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const refused = "This operation runs code a user uploaded, which may use only the secrets its input names: to let it use your secret "
+	// A bare name is a reference the host accepts, but not the input
+	// naming the secret: as good as a reference the code made up.
+	_, raw := h.hostHex(t, []map[string]any{
+		{"fn": "http.request", "url": srv.URL + "/echo/unnamed", "bearerSecret": "ECHO_KEY"},
+		{"fn": "secret.set", "name": "PLANTED", "value": "planted-value"},
+		{"fn": "http.request", "url": srv.URL + "/echo/named", "bearerSecret": "s/NAMED_KEY"},
+	})
+	var a answers
+	if err := json.Unmarshal(raw, &a); err != nil || len(a.Answers) != 3 {
+		t.Fatalf("answers %s: %v", raw, err)
+	}
+	for i, want := range []string{refused + `ECHO_KEY, give "s/ECHO_KEY" in the input`, refused + `PLANTED, give "s/PLANTED" in the input`} {
+		if a.Answers[i].OK || a.Answers[i].Error != want {
+			t.Errorf("answer %d: %+v\nwant the error %q", i, a.Answers[i], want)
+		}
+	}
+	if !a.Answers[2].OK {
+		t.Errorf("a secret the input names: %+v", a.Answers[2])
+	}
+	if reqs := srv.requests(); len(reqs) != 1 || reqs[0].URL.Path != "/echo/named" {
+		t.Errorf("the server got %d requests, want only the one naming its secret", len(reqs))
+	}
+	if names, err := h.SecretNames(h.alice); err != nil || slices.Contains(names, "PLANTED") {
+		t.Errorf("secrets %v (%v): the unnamed one was stored", names, err)
 	}
 }
