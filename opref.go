@@ -10,7 +10,7 @@ const (
 	RefPath  OpRefKind = iota + 1 // a lattice path: v/ops/core/read, o/<name>, w/...
 	RefAsset                      // a/<hash>, 0x<hash> or bare hex
 	RefName                       // a name registered with the venue
-	RefDID                        // a DID URL: did:web:host/v/ops/..., did:...:/a/<hash>
+	RefDID                        // a DID URL: did:web:host/v/ops/..., did:...:/a/<hash>, or an asset's DID did:web:host:a:<hash>
 )
 
 // OpRef is a parsed operation reference. The display form "core:read" is not
@@ -75,6 +75,12 @@ func parsePathRef(ref OpRef, s string) (OpRef, error) {
 // checked against the venue's own DID when the reference is resolved.
 func parseDIDRef(ref OpRef) (OpRef, error) {
 	did, rest, ok := strings.Cut(ref.Raw, "/")
+	if i := strings.LastIndex(did, ":a:"); !ok && i > 0 && strings.Count(did[:i], ":") >= 2 && isHexAssetID(did[i+3:]) {
+		// An asset's own DID, <venue DID>:a:<hex>, whose document the venue
+		// serves at /a/<hex>/did.json.
+		ref.Kind, ref.DID, ref.Asset = RefDID, did[:i], mustAssetID(did[i+3:])
+		return ref, nil
+	}
 	if !ok || rest == "" || strings.Count(did, ":") < 2 {
 		return ref, UnresolvableOp(ref.Raw)
 	}

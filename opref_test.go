@@ -42,6 +42,8 @@ func TestParseOpRef(t *testing.T) {
 		{"did:web URL to a catalog path", "did:web:127.0.0.1%3A8080/v/ops/core/read", venue.RefDID, "v/ops/core/read", venue.AssetID{}, "", "did:web:127.0.0.1%3A8080"},
 		{"did:web URL with path segments in the DID", "did:web:venue.example:grid/v/ops/http/get", venue.RefDID, "v/ops/http/get", venue.AssetID{}, "", "did:web:venue.example:grid"},
 		{"did:key URL to an asset", didKey + "/a/" + hex64, venue.RefDID, "", asset, "", didKey},
+		{"an asset's own DID", "did:web:127.0.0.1%3A8080:a:" + hex64, venue.RefDID, "", asset, "", "did:web:127.0.0.1%3A8080"},
+		{"an asset's own DID under a venue with a path", "did:web:venue.example:grid:a:" + hex64, venue.RefDID, "", asset, "", "did:web:venue.example:grid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ref, err := venue.ParseOpRef(tc.in)

@@ -34,6 +34,8 @@ func TestEngine_ResolvesEveryReferenceForm(t *testing.T) {
 		{"pin holding an asset id", "o/by-id"},
 		{"DID URL of a catalog path", did + "/v/test/ops/echo"},
 		{"DID URL of an asset", did + "/a/" + id.Hex()},
+		{"the asset's own DID", did + ":a:" + id.Hex()},
+		{"the caller's DID URL of a pin", "did:key:alice/o/my-echo"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			j := h.invoke(t, tc.ref, `{"n": 1}`, time.Minute)
@@ -51,6 +53,7 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ name, ref, want string }{
+		{"another venue's asset DID", "did:web:elsewhere.example:a:" + plain.Hex(), "Cannot resolve operation"},
 		{"display form", "core:read", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},
 		{"unknown catalog path", "v/ops/core/nope", "Cannot resolve operation: v/ops/core/nope"},
 		{"unknown name", "nope", "Cannot resolve operation: nope"},

@@ -82,6 +82,9 @@ func refOf(escaped string) string {
 			}
 			return did + "/" + unescape(rest)
 		}
+		if !strings.Contains(escaped, "%25") {
+			return escaped // a DID alone (an asset's did:web:host%3A8080:a:<hex>), sent as written
+		}
 	}
 	return unescape(escaped)
 }

@@ -20,7 +20,8 @@ func TestRefOf(t *testing.T) {
 		{"DID URL with encoded slashes", did + "%2Fa%2Fab", did + "/a/ab"},
 		{"DID URL encoded by encodeURIComponent", url.QueryEscape(did + "/a/ab"), did + "/a/ab"},
 		{"DID URL encoded by PathEscape", url.PathEscape(did + "/a/ab"), did + "/a/ab"},
-		{"a DID alone", did, "did:web:127.0.0.1:8080"},
+		{"a DID alone as written keeps its %3A (an asset's DID)", did + ":a:ab", did + ":a:ab"},
+		{"a DID alone encoded once more", url.PathEscape(did + ":a:ab"), did + ":a:ab"},
 		{"malformed escape kept", "a%zz", "a%zz"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

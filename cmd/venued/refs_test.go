@@ -45,6 +45,7 @@ func TestREST_ReferenceForms(t *testing.T) {
 			{"a workspace path holding a/<hash>", "w/pins/ref", 200, meta},
 			{"a pin holding the id", "o/ref", 200, meta},
 			{"a DID-qualified pin", st.DID + "/o/ref", 200, meta},
+			{"the asset's own DID (/a/<hex>/did.json)", st.DID + ":a:" + bare, 200, meta},
 			{"a workspace path holding metadata", "w/inline", 200, inline},
 			{"a catalog entry", "v/ops/core/read", 200, `"adapter":"core:read"`},
 			{"another venue's DID URL", "did:web:elsewhere.example/a/" + bare, 404, "Asset not found: did:web:elsewhere.example/a/"},
