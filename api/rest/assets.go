@@ -56,12 +56,12 @@ type RegisterAssetOutput struct {
 
 // AssetIDInput names an asset in the path.
 type AssetIDInput struct {
-	ID string `path:"id" doc:"Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"`
+	ID string `path:"id" doc:"Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, the asset's own DID <did>:a:<hex>, or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"`
 }
 
 // assetRefDoc describes the asset references the asset routes accept (as
 // AssetIDInput's doc tag does).
-const assetRefDoc = "Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, " +
+const assetRefDoc = "Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, the asset's own DID <did>:a:<hex>, " +
 	"or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"
 
 // AssetOutput is the metadata exactly as registered.

@@ -30,6 +30,8 @@ func (s *Server) registerContent() {
 			Description: "Content-Disposition inline (display in the browser) instead of attachment"}),
 		Responses: map[string]*huma.Response{
 			"200": {Description: "The content", Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"400": errorResponse(s.api, "A malformed asset reference or path, or an inline value that is not a boolean"),
+			"403": errorResponse(s.api, "A path the caller may not read (another's namespace without a grant)"),
 			"404": errorResponse(s.api, "No such asset, or it has no content"),
 		},
 	})

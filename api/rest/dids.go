@@ -3,6 +3,7 @@ package rest
 import (
 	"crypto/ed25519"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -110,7 +111,7 @@ func (s *Server) userDID(w http.ResponseWriter, r *http.Request) {
 	user := r.PathValue("id")
 	did := s.e.Identity().UserDID(user)
 	if !venue.ValidSecretName(user) {
-		writeJSONError(w, http.StatusBadRequest, "Invalid user id: use letters, digits, '_', '-' or '.'")
+		writeJSONError(w, http.StatusBadRequest, fmt.Sprintf("Invalid user id: use 1 to %d letters, digits, '_', '-' or '.', starting with a letter or digit", venue.MaxSecretNameLen))
 		return
 	}
 	known, err := s.e.KnownUser(r.Context(), did)

@@ -93,6 +93,10 @@ func TestREST_DocsAndDiscovery(t *testing.T) {
 		if r := c.do(t, "GET", "/u/nobody/did.json", nil); r.status != 404 {
 			t.Fatalf("%d", r.status)
 		}
+		want := "Invalid user id: use 1 to 128 letters, digits, '_', '-' or '.', starting with a letter or digit"
+		if r := c.do(t, "GET", "/u/"+strings.Repeat("u", 129)+"/did.json", nil); r.status != 400 || r.errorText(t) != want {
+			t.Fatalf("a user id too long: %d %s", r.status, r.body)
+		}
 	})
 	t.Run("status reports identity and counts", func(t *testing.T) {
 		var st struct {
