@@ -335,39 +335,46 @@ func hideStringUserInfo(lit []byte) ([]byte, bool) {
 }
 
 // hideURLUserInfo replaces the user info of each "scheme://user:pass@host"
-// in s, wherever it stands in the text.
+// in s, wherever it stands in the text. One pass: a string may hold
+// millions of URLs.
 func hideURLUserInfo(s string) (string, bool) {
-	changed := false
+	var b strings.Builder
+	last := 0
 	for from := 0; ; {
 		i := strings.Index(s[from:], "://")
 		if i < 0 {
-			return s, changed
+			break
 		}
 		start := from + i + 3
 		authority := s[start : start+authorityLen(s[start:])]
-		at := strings.LastIndexByte(authority, '@')
-		if at > 0 && literalUserInfo(authority[:at]) {
-			s = s[:start] + Hidden + s[start+at:]
-			authority = Hidden + authority[at:]
-			changed = true
+		if at := strings.LastIndexByte(authority, '@'); at > 0 && literalUserInfo(authority[:at]) {
+			b.WriteString(s[last:start])
+			b.WriteString(Hidden)
+			last = start + at
 		}
 		from = start + len(authority)
 	}
+	if last == 0 {
+		return s, false
+	}
+	b.WriteString(s[last:])
+	return b.String(), true
 }
 
 // authorityLen is the length of the URL authority s begins with, in a URL
 // or in text around one. A {s/NAME} placeholder is part of it, although
 // its '/' would end it.
 func authorityLen(s string) int {
-	for i, c := range s {
-		switch {
-		case c == '{':
-			if n := placeholderLen(s[i:]); n > 0 {
-				return i + n + authorityLen(s[i+n:])
-			}
-		case c == '/' || c == '?' || c == '#' || c == '"' || unicode.IsSpace(c):
+	for i := 0; i < len(s); {
+		if n := placeholderLen(s[i:]); n > 0 {
+			i += n
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == '/' || c == '?' || c == '#' || c == '"' || unicode.IsSpace(c) {
 			return i
 		}
+		i += size
 	}
 	return len(s)
 }
