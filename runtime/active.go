@@ -61,6 +61,17 @@ func (a *activeJobs) put(j *job) {
 	a.mu.Unlock()
 }
 
+// list returns the jobs held, so that each can be locked without a.mu.
+func (a *activeJobs) list() []*job {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	out := make([]*job, 0, len(a.m))
+	for _, j := range a.m {
+		out = append(out, j)
+	}
+	return out
+}
+
 // drop removes j if it is still the entry for its id.
 func (a *activeJobs) drop(j *job) {
 	a.mu.Lock()

@@ -98,7 +98,9 @@ type Engine struct {
 	users      sync.Map // DIDs known to be recorded
 	schemas    schemaCache
 	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
+	executing  atomic.Int64 // executions under way, waiting for a worker included
 	started    time.Time
+	life       context.Context // ends when the engine closes
 	stop       context.CancelFunc
 	http       *outbound.Client
 }
@@ -137,7 +139,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		e.finished.init(finishedMaxSize)
 	}
 	bg, stop := context.WithCancel(context.Background())
-	e.stop = stop
+	e.life, e.stop = bg, stop
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
 	if err := e.recover(ctx); err != nil {
@@ -159,12 +161,62 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 // workers): each holds a stack grown by the jobs it ran.
 const maxIdleWorkers = 64
 
-// Close stops accepting work, cancels running jobs and writes out every
-// record still buffered. It does not close the store.
+// Close stops accepting work, stops the jobs running here and records how
+// they ended, then writes out every record still buffered. It does not
+// close the store.
 func (e *Engine) Close() error {
 	e.stop()
 	e.jobs.cancelAll()
+	e.settleAtShutdown(shutdownGrace)
 	return e.writer.close()
+}
+
+// shutdownGrace is how long Close lets cancelled executions record their
+// end before it records it for them.
+const shutdownGrace = 2 * time.Second
+
+// settleAtShutdown waits up to grace for the cancelled executions to end,
+// failing their jobs, then fails those still running or waiting here.
+// Without it a stopped node left them STARTED: its writer closed before
+// their records came (on PostgreSQL, for good). A paused job stays PAUSED
+// (another node may resume it), and one whose operation outlives the
+// process stays open for its Outliver.
+func (e *Engine) settleAtShutdown(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	for e.executing.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	for _, j := range e.unsettled() {
+		j.mu.Lock()
+		if !j.settled(e) {
+			msg := "The venue shut down while the job was running"
+			if j.rec.Status == venue.StatusPending {
+				msg = "The venue shut down before the job started"
+			}
+			j.run++ // a late result of the execution counts for nothing
+			e.transit(j, venue.StatusFailed, func(n *venue.Job) { n.Error = msg })
+		}
+		j.mu.Unlock()
+	}
+}
+
+// unsettled lists the jobs held here that settleAtShutdown must end.
+func (e *Engine) unsettled() []*job {
+	var out []*job
+	for _, j := range e.jobs.list() {
+		j.mu.Lock()
+		if !j.settled(e) {
+			out = append(out, j)
+		}
+		j.mu.Unlock()
+	}
+	return out
+}
+
+// settled reports whether j needs nothing at shutdown. Call with j.mu held.
+func (j *job) settled(e *Engine) bool {
+	st := j.rec.Status
+	return st.Terminal() || st == venue.StatusPaused || e.outlives(j.op)
 }
 
 // Identity returns the venue's key and DID.

@@ -32,12 +32,17 @@ func (e *Engine) launch(j *job, run int) {
 // to STARTED and hands it to its executor. A pause, resume or cancel bumps
 // j.run, which makes a stale execution's result count for nothing.
 func (e *Engine) execute(j *job, run int) {
+	e.executing.Add(1)
+	defer e.executing.Add(-1)
 	env := &Env{e: e, j: j, run: run}
-	if e.acquireSlots(context.Background(), j) != nil {
-		return
+	if e.acquireSlots(e.life, j) != nil {
+		return // the engine closed first: Close fails the job
 	}
 	env.held = true
 	defer env.releaseSlot()
+	if e.life.Err() != nil {
+		return // a slot a closing engine freed: nothing starts now, Close fails the job
+	}
 	ctx, ok := e.begin(j, run)
 	if !ok {
 		return

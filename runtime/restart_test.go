@@ -131,3 +131,44 @@ func TestEngine_GroupCommitsJobRecords(t *testing.T) {
 		t.Fatalf("%d jobs stored, want %d", total, n)
 	}
 }
+
+// TestEngine_CloseRecordsHowJobsEnded: a venue stopped cleanly records the
+// jobs it was running, or had waiting for a worker, as FAILED saying why,
+// rather than leaving them STARTED (on PostgreSQL no restart would ever
+// fail them); a paused job stays PAUSED for a resume elsewhere.
+func TestEngine_CloseRecordsHowJobsEnded(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.Workers = 1 })
+	asking := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+	h.waitStatus(t, asking.ID, venue.StatusInputRequired)
+	paused := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	h.waitStatus(t, paused.ID, venue.StatusStarted)
+	if _, err := h.Pause(h.alice, paused.ID); err != nil {
+		t.Fatal(err)
+	}
+	running := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	h.waitStatus(t, running.ID, venue.StatusStarted)
+	waiting := h.invoke(t, "v/test/ops/echo", `{}`, 0) // the only worker is taken
+	h.Close()
+	for _, tc := range []struct {
+		name      string
+		id        venue.JobID
+		status    venue.JobStatus
+		wantError string
+	}{
+		{"running", running.ID, venue.StatusFailed, "The venue shut down while the job was running"},
+		{"waiting for a worker", waiting.ID, venue.StatusFailed, "The venue shut down before the job started"},
+		{"waiting for a reply", asking.ID, venue.StatusFailed, "The venue shut down while the job was running"},
+		{"paused", paused.ID, venue.StatusPaused, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			row, err := h.store.Job(context.Background(), tc.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec venue.Job
+			if err := json.Unmarshal(row.Record, &rec); err != nil || rec.Status != tc.status || rec.Error != tc.wantError {
+				t.Fatalf("stored %s %q (%v), want %s %q", rec.Status, rec.Error, err, tc.status, tc.wantError)
+			}
+		})
+	}
+}
