@@ -206,8 +206,13 @@ func (e *Engine) releaseSlots(j *job, byCaller, uploaded bool) {
 }
 
 // runsUploadedCode reports whether j runs code a user uploaded: an
-// operation of an adapter whose modules the venue checks (wasm).
-func (e *Engine) runsUploadedCode(j *job) bool { return e.checkers[j.op.Name] != nil }
+// operation of an adapter family whose modules the venue checks (wasm).
+func (e *Engine) runsUploadedCode(j *job) bool { return e.uploadedCode(j.op) }
+
+// uploadedCode reports whether op's code is a user's: its adapter's family
+// ("wasm", whatever follows a colon, as in "wasm:upper", which runs on the
+// same executor) is one whose modules the venue checks.
+func (e *Engine) uploadedCode(op *venue.Operation) bool { return e.checkers[op.Adapter] != nil }
 
 // uploadedWorkers is how many of n worker slots uploaded code may hold:
 // all but a quarter (at least one, when there are two or more), which stay

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -31,7 +32,8 @@ func (e *Engine) checkedAdapter(meta []byte) ModuleChecker {
 	if json.Unmarshal(meta, &m) != nil || m.Operation == nil {
 		return nil
 	}
-	return e.checkers[m.Operation.Adapter]
+	family, _, _ := strings.Cut(m.Operation.Adapter, ":") // "wasm:upper" runs as "wasm" does
+	return e.checkers[family]
 }
 
 // checkOperationMeta refuses operation metadata the venue could never run:

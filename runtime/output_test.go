@@ -13,7 +13,8 @@ import (
 // uploaded code, a member given twice.
 func TestCheckOutput(t *testing.T) {
 	e := &Engine{cfg: Config{MaxOutputSize: 1 << 20}, checkers: map[string]ModuleChecker{"wasm": noCheck{}}}
-	uploaded, builtin := &venue.Operation{Name: "wasm"}, &venue.Operation{Name: "core:read"}
+	uploaded := &venue.Operation{Name: "wasm:upper", Adapter: "wasm"} // as "wasm", its family
+	builtin := &venue.Operation{Name: "core:read", Adapter: "core"}
 	deep := make([]byte, 0, 20004)
 	for range 10001 {
 		deep = append(deep, '[')

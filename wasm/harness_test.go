@@ -47,7 +47,9 @@ func mustHarness(t *testing.T, cfg Config, rcfg runtime.Config, guests ...string
 	for _, g := range guests {
 		path := "v/test/wasm/" + g
 		modules[path] = mustGuest(t, g)
-		rcfg.Catalog = append(rcfg.Catalog, entry(path, g, "wasm"))
+		// "wasm:<guest>" runs as "wasm" does, and must be held to the same
+		// rules for uploaded code (an audit's "wasm:upper" escaped them).
+		rcfg.Catalog = append(rcfg.Catalog, entry(path, g, "wasm:"+g))
 		if _, err := host.Compile(ctx, modules[path]); err != nil {
 			t.Fatalf("compile %s: %v", g, err)
 		}

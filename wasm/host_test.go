@@ -15,8 +15,8 @@ func TestHost_Run(t *testing.T) {
 		want            string // the output, or with wantErr the error
 		wantErr         bool
 	}{
-		{"go reactor adds", "v/test/wasm/goreactor", add, `{"sum":42,"greeting":"hello x","op":"wasm"}`, false},
-		{"c reactor adds", "v/test/wasm/creactor", add, `{"sum":42,"greeting":"hello x","op":"wasm"}`, false},
+		{"go reactor adds", "v/test/wasm/goreactor", add, `{"sum":42,"greeting":"hello x","op":"wasm:goreactor"}`, false},
+		{"c reactor adds", "v/test/wasm/creactor", add, `{"sum":42,"greeting":"hello x","op":"wasm:creactor"}`, false},
 		{"builtin gets the op name", "v/test/tb/add", add, `{"sum":42,"greeting":"hello x","op":"tb:add"}`, false},
 		{"go command adds", "v/test/wasm/gocommand", add, `{"greeting":"hello x","sum":42}`, false},
 		{"c command adds", "v/test/wasm/ccommand", add, `{"sum":42}`, false},

@@ -132,6 +132,18 @@ func TestWasm_UploadIsChecked(t *testing.T) {
 			}
 		})
 	}
+	// "wasm:<name>" runs on the same executor as "wasm": its module is
+	// checked alike (an audit uploaded random bytes under "wasm:upper").
+	t.Run("an adapter wasm:<name> is checked as wasm is", func(t *testing.T) {
+		sub := strings.Replace(meta, `"adapter": "wasm"`, `"adapter": "wasm:upper"`, 1)
+		id, up := registerModule(t, c, sub, []byte("random bytes, no module"))
+		if up.status != 400 || !strings.Contains(up.errorText(t), "does not compile") {
+			t.Fatalf("%d %s, want 400: the module does not compile", up.status, up.body)
+		}
+		if r := c.do(t, "GET", "/api/v1/assets/"+id+"/content", nil); r.status != 404 {
+			t.Fatalf("refused content is stored: %d", r.status)
+		}
+	})
 	// Content uploaded for a plain asset is stored under its sha256; an
 	// operation naming that sha256 later would find it there unchecked.
 	t.Run("an operation over content stored already is checked at registration", func(t *testing.T) {
