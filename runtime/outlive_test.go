@@ -17,7 +17,9 @@ type holder struct{ runtime.OpFuncs }
 
 func (holder) Outlives(op *venue.Operation) bool { return op.SubOp() == "wait" }
 
-func holdEngine(t *testing.T, path string) *runtime.Engine {
+// holdEngine returns an engine over the SQLite file at path, and what stops
+// it and closes its store (a SQLite file is one venue's at a time).
+func holdEngine(t *testing.T, path string) (*runtime.Engine, func()) {
 	t.Helper()
 	st := openFile(t, path)
 	meta := json.RawMessage(`{"name": "Wait", "operation": {"adapter": "hold:wait", "input": {"type": "object"}}}`)
@@ -30,8 +32,9 @@ func holdEngine(t *testing.T, path string) *runtime.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.Close(); st.Close() })
-	return e
+	stop := func() { e.Close(); st.Close() }
+	t.Cleanup(stop)
+	return e, stop
 }
 
 // TestEngine_OutliverJobsStayOpen: an Outliver's job is failed neither by
@@ -41,7 +44,7 @@ func TestEngine_OutliverJobsStayOpen(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "venue.db")
 	alice := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:alice"})
 	bob := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:bob"})
-	e := holdEngine(t, path)
+	e, stop := holdEngine(t, path)
 	rec, err := e.Invoke(alice, runtime.InvokeRequest{Operation: "v/ops/hold/wait"})
 	if err != nil {
 		t.Fatal(err)
@@ -50,9 +53,9 @@ func TestEngine_OutliverJobsStayOpen(t *testing.T) {
 		t.Fatalf("settled a job that runs here: %v %v", settled, err)
 	}
 	time.Sleep(50 * time.Millisecond)
-	e.Close()
+	stop()
 
-	e = holdEngine(t, path)
+	e, _ = holdEngine(t, path)
 	if got, err := e.Job(alice, rec.ID); err != nil || got.Status.Terminal() {
 		t.Fatalf("after the restart: %+v %v", got, err)
 	}

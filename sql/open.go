@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,7 +46,8 @@ type Store struct {
 	node string
 	dsn  string // the Postgres DSN, for listeners
 
-	tmpDir string // the ephemeral store's directory, removed by Close
+	tmpDir string   // the ephemeral store's directory, removed by Close
+	lock   *os.File // a durable SQLite store's lock (lockFile), released by Close
 
 	upserts []*dbsql.Stmt // see upsert
 	reads   reads         // see prepared
@@ -82,6 +84,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err = s.openTemp(ctx)
 	case isPostgresDSN(dsn):
 		err = s.openPostgres(ctx, dsn)
+	case strings.Contains(dsn, "://") && !strings.HasPrefix(dsn, "file:"):
+		// A mistyped postgres:// would otherwise be a new SQLite file named
+		// after the URL, and each node its own database.
+		scheme, _, _ := strings.Cut(dsn, "://")
+		err = fmt.Errorf("unknown store scheme %q: give postgres:// (or postgresql://) for PostgreSQL, or a file path for SQLite", scheme)
 	default:
 		err = s.openFile(ctx, dsn)
 	}
@@ -136,6 +143,9 @@ func (s *Store) Close() error {
 		if s.tmpDir != "" {
 			errs = append(errs, os.RemoveAll(s.tmpDir))
 		}
+		if s.lock != nil {
+			errs = append(errs, s.lock.Close())
+		}
 		s.closeErr = errors.Join(errs...)
 	})
 	return s.closeErr
@@ -178,6 +188,9 @@ func (s *Store) openFile(ctx context.Context, dsn string) error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	if s.lock, err = lockFile(path); err != nil {
 		return err
 	}
 	return s.openSQLite(ctx, path, extra, true)

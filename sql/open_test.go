@@ -1,7 +1,10 @@
 package sql
 
 import (
+	"context"
 	"net/url"
+	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 )
@@ -45,5 +48,44 @@ func TestOpen_SQLitePath(t *testing.T) {
 				t.Fatalf("sqlitePath = %q, %v, %v; want %q, %v", path, extra, err, tc.path, tc.extra)
 			}
 		})
+	}
+}
+
+// TestOpen_OneVenuePerSQLiteFile: a second venue process on a durable
+// SQLite file would fail the first one's running jobs as left over from a
+// crash; the store refuses it until the first closes.
+func TestOpen_OneVenuePerSQLiteFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	first, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(context.Background(), path, Options{})
+	if want := path + " is in use by another venue process"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second open: %v, want an error saying %q", err, want)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Open(context.Background(), path, Options{})
+	if err != nil {
+		t.Fatalf("open after the first closed: %v", err)
+	}
+	again.Close()
+}
+
+// TestOpen_UnknownScheme: a mistyped postgres:// is refused, not taken for
+// the name of a new SQLite file.
+func TestOpen_UnknownScheme(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, dsn := range []string{"postgress://u@h/db", "mysql://x"} {
+		_, err := Open(context.Background(), dsn, Options{})
+		if err == nil || !strings.Contains(err.Error(), "unknown store scheme") {
+			t.Fatalf("Open(%q): %v", dsn, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a refused store left %d files behind", len(entries))
 	}
 }

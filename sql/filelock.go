@@ -1,0 +1,30 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive lock on path+".lock", held until the file
+// returned is closed (the process ending releases it too). A durable
+// SQLite store is one venue's: a second process on the same file failed the
+// first one's running jobs as left over from a crash and served records
+// the other had deleted from its memory. Only PostgreSQL is shared. The
+// lock is flock(2) on a file of its own, apart from SQLite's locks on the
+// database, so an operator's sqlite3 can still read the store.
+func lockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%s is in use by another venue process: a SQLite store belongs to one venue (several venues share a postgres:// store)", path)
+		}
+		return nil, fmt.Errorf("lock %s.lock: %w", path, err)
+	}
+	return f, nil
+}
