@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/url"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
