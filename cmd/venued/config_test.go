@@ -61,9 +61,22 @@ func TestLoadConfig(t *testing.T) {
 	}
 }
 
+// TestRedactDSN hides a PostgreSQL password in every place a DSN may hold
+// one before the store is logged.
 func TestRedactDSN(t *testing.T) {
-	got, _ := redactDSN("postgres://venue:s3cret@db:5432/venue")
-	if strings.Contains(got, "s3cret") {
-		t.Fatal(got)
+	for _, tc := range []struct{ name, dsn, want string }{
+		{"user info", "postgres://venue:s3cret@db:5432/venue", "postgres://venue:xxxxx@db:5432/venue"},
+		{"query", "postgresql://db/venue?sslmode=disable&password=s3cret", "postgresql://db/venue?password=xxxxx&sslmode=disable"},
+		{"key=value", "host=db user=venue password=s3cret dbname=venue", "host=db user=venue password=xxxxx dbname=venue"},
+		{"key=value quoted, with spaces", `host=db password = 's3 cr\'et' sslpassword=s3cret`, "host=db password = xxxxx sslpassword=xxxxx"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, ok := redactDSN(tc.dsn); !ok || got != tc.want {
+				t.Fatalf("redactDSN(%q) = %q, %v; want %q", tc.dsn, got, ok, tc.want)
+			}
+		})
+	}
+	if _, ok := redactDSN("/var/lib/venue/venue.db"); ok {
+		t.Fatal("a SQLite path taken for a DSN")
 	}
 }

@@ -2,17 +2,35 @@ package main
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 )
 
-// redactDSN hides the password of a postgres:// URL before it is logged.
+// redactDSN hides the passwords of a PostgreSQL DSN before it is logged:
+// in a URL's user info and query (password=, sslpassword=), and in a
+// key=value DSN. It reports false for anything else (a SQLite path).
 func redactDSN(s string) (string, bool) {
-	if !strings.HasPrefix(s, "postgres://") && !strings.HasPrefix(s, "postgresql://") {
-		return "", false
+	switch {
+	case strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://"):
+		u, err := url.Parse(s)
+		if err != nil {
+			return "postgres (unparsable URL)", true
+		}
+		if q := u.Query(); len(q) > 0 {
+			for k := range q {
+				if strings.Contains(strings.ToLower(k), "password") {
+					q.Set(k, "xxxxx")
+				}
+			}
+			u.RawQuery = q.Encode()
+		}
+		return u.Redacted(), true
+	case strings.Contains(s, "host=") || strings.Contains(s, "dbname="):
+		return kvPassword.ReplaceAllString(s, "${1}xxxxx"), true
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "postgres (unparsable URL)", true
-	}
-	return u.Redacted(), true
+	return "", false
 }
+
+// kvPassword finds the value of a password setting in a key=value DSN,
+// quoted ('...', with \' and \\ escapes) or not.
+var kvPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s']\S*)`)
