@@ -35,6 +35,9 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	if err != nil {
 		return id, venue.Errorf(venue.EINVALID, "Unable to parse asset metadata: %s", venue.ErrorMessage(err))
 	}
+	if err := refuseDeep("Asset metadata", meta); err != nil {
+		return id, err
+	}
 	if err := refuseMetaVariants(meta); err != nil {
 		return id, err
 	}

@@ -122,14 +122,31 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	if jsonscan.Compacted(out) {
 		return out, nil
 	}
+	if jsonscan.Deeper(out, maxDepth) {
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, more than the venue keeps", maxDepth)
+	}
 	var buf bytes.Buffer
 	if len(out) == 0 || json.Compact(&buf, out) != nil {
-		if !jsonscan.TooDeep(out) {
-			return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
-		}
-		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, which JSON readers refuse", jsonscan.MaxNesting)
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON")
 	}
 	return buf.Bytes(), nil
+}
+
+// maxDepth bounds how deep the JSON the venue keeps (inputs, outputs,
+// replies, lattice values, asset metadata) may nest. Every reader wraps
+// what it reads (a record around an output, {"exists", "value"} around a
+// value, a path's maps around a row), and encoding/json refuses text past
+// 10000 levels: an output of exactly 10000 was kept, then broke every
+// read of its record and of the caller's j/ with a 500. A thousand levels
+// is far past any real document and leaves every wrapper room.
+const maxDepth = 1000
+
+// refuseDeep refuses JSON nested past maxDepth, naming what it is.
+func refuseDeep(what string, b []byte) error {
+	if jsonscan.Deeper(b, maxDepth) {
+		return venue.Errorf(venue.EINVALID, "%s nests more than %d levels deep, more than the venue keeps", what, maxDepth)
+	}
+	return nil
 }
 
 // compactJSON compacts a message for a record (records are one line: SSE

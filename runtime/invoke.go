@@ -173,9 +173,12 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 	if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
 		in = json.RawMessage(`{}`)
 	}
-	if jsonscan.Compacted(in) {
+	if jsonscan.Compacted(in) { // so nested at most jsonscan.MaxDepth, far within maxDepth
 		in = bytes.Clone(in) // the job keeps its own input, as a compacted one would be
 	} else {
+		if err := refuseDeep("Input", in); err != nil {
+			return nil, err
+		}
 		var buf bytes.Buffer
 		buf.Grow(len(in))
 		if err := json.Compact(&buf, in); err != nil {

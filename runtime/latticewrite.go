@@ -165,6 +165,9 @@ func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(v)) == 0 {
 		return nil, venue.Errorf(venue.EINVALID, "A value is required: give any JSON value")
 	}
+	if err := refuseDeep("Value", v); err != nil {
+		return nil, err
+	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, v); err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Value is not valid JSON: %v", err)

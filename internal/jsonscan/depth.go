@@ -4,10 +4,9 @@ package jsonscan
 // nested deeper is refused as invalid although the grammar allows it.
 const MaxNesting = 10000
 
-// TooDeep reports whether the brackets of b, outside its strings, nest
-// deeper than MaxNesting: what to tell of text that encoding/json refuses,
-// when that is why.
-func TooDeep(b []byte) bool {
+// Deeper reports whether the brackets of b, outside its strings, nest
+// deeper than limit. It reads b as JSON text without checking it.
+func Deeper(b []byte, limit int) bool {
 	depth, inString := 0, false
 	for i := 0; i < len(b); i++ {
 		switch c := b[i]; {
@@ -17,7 +16,7 @@ func TooDeep(b []byte) bool {
 			inString = !inString
 		case inString:
 		case c == '{' || c == '[':
-			if depth++; depth > MaxNesting {
+			if depth++; depth > limit {
 				return true
 			}
 		case c == '}' || c == ']':

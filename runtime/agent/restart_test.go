@@ -14,7 +14,9 @@ import (
 
 // startVenue runs an engine with the agent operations over the SQLite file
 // path, as a single-node venue does, and starts a.
-func startVenue(t *testing.T, path string, a *Agents) *runtime.Engine {
+// startVenue starts a venue on the SQLite file at path; the function it
+// returns stops it and closes the store (a SQLite file is one venue's).
+func startVenue(t *testing.T, path string, a *Agents) (*runtime.Engine, func()) {
 	t.Helper()
 	st, err := sql.Open(context.Background(), path, sql.Options{})
 	if err != nil {
@@ -29,11 +31,12 @@ func startVenue(t *testing.T, path string, a *Agents) *runtime.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { eng.Close(); st.Close() })
+	stop := func() { eng.Close(); st.Close() }
+	t.Cleanup(stop)
 	if err := a.Start(context.Background(), eng); err != nil {
 		t.Fatal(err)
 	}
-	return eng
+	return eng, stop
 }
 
 func mustInvoke(t *testing.T, ctx context.Context, eng *runtime.Engine, op, input string) json.RawMessage {
@@ -52,7 +55,7 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "venue.db")
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
 	first := New(Config{SingleNode: true})
-	eng := startVenue(t, path, first)
+	eng, stop := startVenue(t, path, first)
 	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
 	mustInvoke(t, ctx, eng, "v/ops/agent/suspend", `{"agentId": "bot"}`)
 	mustInvoke(t, ctx, eng, "v/ops/agent/message", `{"agentId": "bot", "message": "left behind"}`)
@@ -68,9 +71,9 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 		}
 		first.note(eng, "did:key:z6MkOwner", id, true)
 	}
-	eng.Close()
+	stop()
 
-	eng = startVenue(t, path, New(Config{SingleNode: true}))
+	eng, _ = startVenue(t, path, New(Config{SingleNode: true}))
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		r, err := load(ctx, eng, "bot")
