@@ -275,8 +275,8 @@ func hideKeys(v any, fields []string) bool {
 // such a URL, or send it, but a literal password must not stay readable in
 // the job. The rest of the text is left byte for byte.
 func hideUserInfo(input json.RawMessage) json.RawMessage {
-	if !bytes.Contains(input, []byte("://")) {
-		return input
+	if !bytes.Contains(input, []byte("//")) && !bytes.Contains(input, []byte(`\`)) {
+		return input // no URL, nor an escape that could spell one
 	}
 	var out []byte
 	last := 0
@@ -316,10 +316,10 @@ func stringEnd(b []byte, start int) int {
 // with escapes (which may spell the '@') is decoded, and written again
 // only if it changed.
 func hideStringUserInfo(lit []byte) ([]byte, bool) {
-	if !bytes.Contains(lit, []byte("://")) {
-		return nil, false
-	}
 	if bytes.IndexByte(lit, '\\') < 0 {
+		if !bytes.Contains(lit, []byte("//")) {
+			return nil, false
+		}
 		if bytes.IndexByte(lit, '@') < 0 {
 			return nil, false
 		}
@@ -335,17 +335,17 @@ func hideStringUserInfo(lit []byte) ([]byte, bool) {
 }
 
 // hideURLUserInfo replaces the user info of each "scheme://user:pass@host"
-// in s, wherever it stands in the text. One pass: a string may hold
-// millions of URLs.
+// in s, or "//user:pass@host" without a scheme, wherever it stands in the
+// text. One pass: a string may hold millions of URLs.
 func hideURLUserInfo(s string) (string, bool) {
 	var b strings.Builder
 	last := 0
 	for from := 0; ; {
-		i := strings.Index(s[from:], "://")
+		i := strings.Index(s[from:], "//")
 		if i < 0 {
 			break
 		}
-		start := from + i + 3
+		start := from + i + 2
 		authority := s[start : start+authorityLen(s[start:])]
 		if at := strings.LastIndexByte(authority, '@'); at > 0 && literalUserInfo(authority[:at]) {
 			b.WriteString(s[last:start])

@@ -143,6 +143,9 @@ func TestHideUserInfo(t *testing.T) {
 		{"in a member name", `{"http://a:b@h":1}`, `{"http://HIDDEN@h":1}`},
 		{"no URL", `{"a":"b@c"}`, `{"a":"b@c"}`},
 		{"a placeholder after the host", `{"url":"https://h/{s/P}@x"}`, `{"url":"https://h/{s/P}@x"}`},
+		{"slashes written \\/ (PHP's json_encode)", `{"dsn":"http:\/\/alice:pw@db\/x"}`, `{"dsn":"http://HIDDEN@db/x"}`},
+		{"slashes written \\u002f", `{"dsn":"http:\u002f\u002falice:pw@db"}`, `{"dsn":"http://HIDDEN@db"}`},
+		{"no scheme", `{"u":"//alice:pw@host/"}`, `{"u":"//HIDDEN@host/"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(hideUserInfo(json.RawMessage(tc.in))); got != tc.want {
