@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"net/url"
 	"slices"
 	"strings"
@@ -66,7 +67,49 @@ func jsonForms(f string) []string {
 			out = append(out, s, asciiEscaped(s, "0123456789abcdef"), asciiEscaped(s, "0123456789ABCDEF"))
 		}
 	}
-	return out
+	// .NET's System.Text.Json escapes these and all beyond ASCII in upper
+	// case; Gson these, in lower case.
+	return append(out, jsonEncoded(f, "\"&'+<>`", true, "0123456789ABCDEF"), jsonEncoded(f, "<>&='", false, "0123456789abcdef"))
+}
+
+// jsonEncoded writes f between the quotes of a JSON string as an encoder
+// that \u-escapes the characters in escape (and, if ascii, every one
+// beyond ASCII) in the hex digits given does.
+func jsonEncoded(f, escape string, ascii bool, digits string) string {
+	var b strings.Builder
+	u := func(r rune) {
+		b.WriteString(`\u`)
+		for shift := 12; shift >= 0; shift -= 4 {
+			b.WriteByte(digits[r>>shift&0xf])
+		}
+	}
+	for _, r := range f {
+		switch {
+		case strings.ContainsRune(escape, r):
+			u(r)
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			u(r)
+		case r >= utf8.RuneSelf && ascii:
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				u(r1)
+				u(r2)
+			} else {
+				u(r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // asciiEscaped writes every rune of s beyond ASCII as a \uXXXX escape
@@ -104,7 +147,10 @@ func secretForms(v string) []string {
 	query := url.QueryEscape(v)
 	strict := strings.ReplaceAll(query, "+", "%20")
 	forms := []string{v, url.PathEscape(v), query, strict, url.User(v).String(), (&url.URL{Path: v}).EscapedPath(),
-		strings.ReplaceAll(strict, "%2F", "/"), componentEscaped.Replace(strict)}
+		strings.ReplaceAll(strict, "%2F", "/"), componentEscaped.Replace(strict),
+		strings.ReplaceAll(query, "~", "%7E"), // Java's URLEncoder, PHP's urlencode, .NET's UrlEncode
+		url.QueryEscape(query),                // encoded twice, as a redirect's next= parameter is
+		html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v)}
 	for _, f := range forms {
 		if strings.Contains(f, "%") {
 			forms = append(forms, lowerHexEscapes(f))
@@ -112,6 +158,15 @@ func secretForms(v string) []string {
 	}
 	return forms
 }
+
+// HTML escapes of a value shown in a page: Python's html.escape, PHP's
+// htmlspecialchars and Go's html/template (which also escapes '+'), beside
+// Go's html.EscapeString.
+var (
+	pythonHTML   = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;")
+	phpHTML      = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#039;")
+	templateHTML = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
+)
 
 // componentEscaped undoes the escapes JavaScript's encodeURIComponent
 // leaves out.

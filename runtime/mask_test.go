@@ -3,6 +3,7 @@ package runtime
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/url"
 	"strings"
 	"testing"
@@ -23,6 +24,7 @@ func TestMasker_EveryForm(t *testing.T) {
 		{"base64", "zq7AbC/dEf+GhI=jKlMnOp"},
 		{"beyond the BMP", "zq7-p\u00e4ss-\U0001F600-key"},
 		{"JavaScript's unescaped marks", "zq7!'()*~x"},
+		{"HTML specials", "zq7Tr0ub4dor&3'x<y>\"z"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &masker{}
@@ -35,7 +37,9 @@ func TestMasker_EveryForm(t *testing.T) {
 			strict := strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
 			python := strings.ReplaceAll(strict, "%2F", "/")
 			js := strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*").Replace(strict)
-			forms = append(forms, python, js, lowerHexEscapes(strict), lowerHexEscapes(python))
+			forms = append(forms, python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
+				strings.ReplaceAll(url.QueryEscape(v), "~", "%7E"), url.QueryEscape(url.QueryEscape(v)),
+				html.EscapeString(v), strings.NewReplacer("'", "&#x27;", `"`, "&quot;").Replace(html.EscapeString(v)))
 			for _, f := range forms {
 				quoted, _ := json.Marshal(f)
 				twice, _ := json.Marshal(string(quoted))
@@ -43,7 +47,17 @@ func TestMasker_EveryForm(t *testing.T) {
 				// ASCII as \u escapes in lower-case hex, Jackson in upper.
 				php := strings.ReplaceAll(string(quoted), "/", `\/`)
 				ascii := pythonJSON(f)
-				for _, text := range []string{f, string(quoted), string(twice), php, mustMarshal(php), ascii, mustMarshal(ascii), strings.ToUpper(ascii)} {
+				// .NET's System.Text.Json escapes +, ', <, >, & (upper-case hex),
+				// Gson =, ', <, >, & (lower case).
+				dotnet := strings.NewReplacer("+", `\u002B`, "'", `\u0027`, "<", `\u003C`, ">", `\u003E`, "&", `\u0026`).Replace(strings.ToUpper(ascii))
+				if strings.ToUpper(ascii) != ascii {
+					dotnet = "" // upper-casing changed the value itself, not only its escapes
+				}
+				gson := strings.NewReplacer("=", `\u003d`, "'", `\u0027`, "<", `\u003c`, ">", `\u003e`, "&", `\u0026`).Replace(string(quoted))
+				for _, text := range []string{f, string(quoted), string(twice), php, mustMarshal(php), ascii, mustMarshal(ascii), strings.ToUpper(ascii), dotnet, gson} {
+					if text == "" {
+						continue
+					}
 					if got := m.text("<" + text + ">"); strings.Contains(got, "zq7") {
 						t.Errorf("text(%q) = %q", text, got)
 					}
