@@ -72,6 +72,9 @@ func (e *Engine) assetAt(ctx context.Context, ref string, p venue.Path) (venue.A
 	if typeOf(res.Value) != "Map" {
 		return none, nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s (%s holds neither an asset id nor metadata)", clipRef(ref), p)
 	}
+	if err := refuseMetaVariants(res.Value); err != nil {
+		return none, nil, err
+	}
 	id, err := venue.AssetIDOf(res.Value)
 	if err != nil {
 		return none, nil, venue.Errorf(venue.EINVALID, "The metadata at %s cannot be hashed: %s", p, venue.ErrorMessage(err))

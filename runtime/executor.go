@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -141,6 +142,20 @@ func (env *Env) Copy(ctx context.Context, from, to string) error {
 	return env.e.Copy(env.Context(ctx), from, to)
 }
 
+// Await waits, as Engine.Await does, for one of the caller's jobs, and
+// gives up its worker slot meanwhile: a job waiting on another must not
+// hold the slot the other needs (with one slot a caller's, grid:job-result
+// held it until its timeout while the job it awaited waited for a slot).
+func (env *Env) Await(ctx context.Context, id venue.JobID, wait time.Duration) (*venue.Job, error) {
+	env.releaseSlot()
+	rec, err := env.e.Await(env.Context(ctx), id, wait)
+	if aerr := env.e.acquireSlots(ctx, env.j); aerr != nil {
+		return nil, aerr
+	}
+	env.held = true
+	return rec, err
+}
+
 // PutSecret stores a secret for the caller (secret:set).
 func (env *Env) PutSecret(ctx context.Context, name, value string) error {
 	env.j.mask.add(value)
@@ -179,9 +194,11 @@ func (env *Env) mayUseSecret(name string) error {
 }
 
 // namesSecret reports whether input holds ref ("s/NAME") as a string of
-// its own or as a {s/NAME} placeholder in one.
+// its own (also as "/s/NAME", which references accept) or as a {s/NAME}
+// placeholder in one.
 func namesSecret(input json.RawMessage, ref string) bool {
-	if bytes.Contains(input, []byte(`"`+ref+`"`)) || bytes.Contains(input, []byte("{"+ref+"}")) {
+	if bytes.Contains(input, []byte(`"`+ref+`"`)) || bytes.Contains(input, []byte(`"/`+ref+`"`)) ||
+		bytes.Contains(input, []byte("{"+ref+"}")) {
 		return true
 	}
 	if bytes.IndexByte(input, '\\') < 0 {
@@ -197,7 +214,7 @@ func namesSecret(input json.RawMessage, ref string) bool {
 func holdsRef(v any, ref string) bool {
 	switch v := v.(type) {
 	case string:
-		return v == ref || strings.Contains(v, "{"+ref+"}")
+		return v == ref || v == "/"+ref || strings.Contains(v, "{"+ref+"}")
 	case map[string]any:
 		for k, e := range v {
 			if k == ref || holdsRef(e, ref) {

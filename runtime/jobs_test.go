@@ -358,3 +358,20 @@ func TestEngine_AuthRequiredAndRejected(t *testing.T) {
 		}
 	})
 }
+
+// TestEngine_AwaitingJobGivesUpItsSlot: grid:job-result waits for another
+// job without holding a worker slot, which the awaited job may need to go
+// on (a re-audit's job-result held the only one until its timeout).
+func TestEngine_AwaitingJobGivesUpItsSlot(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.Workers = 1 })
+	ask := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+	h.waitStatus(t, ask.ID, venue.StatusInputRequired)
+	res := h.invoke(t, "v/ops/grid/job-result", `{"id": "`+ask.ID.String()+`", "timeout": 20000}`, 0)
+	h.waitStatus(t, res.ID, venue.StatusStarted)
+	if _, err := h.Reply(h.alice, ask.ID, json.RawMessage(`{"colour": "blue"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if done := h.waitStatus(t, res.ID, venue.StatusComplete); string(done.Output) != `{"reply":{"colour":"blue"}}` {
+		t.Fatalf("job-result output %s", done.Output)
+	}
+}

@@ -80,6 +80,11 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 			return nil, err
 		}
 		if ok && len(v) > 0 && v[0] == '{' {
+			// Held to the rules of registered metadata: a hidden "SHA256"
+			// beside content.sha256 would run other code than the pin shows.
+			if err := refuseMetaVariants(v); err != nil {
+				return nil, err
+			}
 			return venue.ParseOperation(path, v)
 		}
 		var target string

@@ -77,6 +77,22 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 	}
 }
 
+// TestEngine_PinnedMetadataIsHeldToTheRulesOfRegistered: metadata kept
+// inline in a pin is refused with what the venue would read for what it
+// shows, as at registration.
+func TestEngine_PinnedMetadataIsHeldToTheRulesOfRegistered(t *testing.T) {
+	h := mustEngine(t)
+	pin(t, h, "o/twin", `{"operation":{"adapter":"test:echo","input":{"type":"object"},"Input":{"type":"string"}}}`)
+	_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "o/twin", Input: json.RawMessage(`{}`)})
+	wantCode(t, err, venue.EINVALID)
+	if want := `Metadata members "operation.Input" and "operation.input" differ only in letter case, and the venue would read one for the other: keep one`; err.Error() != want {
+		t.Fatalf("invoke: %v", err)
+	}
+	if _, _, err := h.ResolveAsset(h.alice, "o/twin"); venue.ErrorCode(err) != venue.EINVALID {
+		t.Fatalf("as an asset: %v", err)
+	}
+}
+
 func TestEngine_PinsAreTheCallersOwn(t *testing.T) {
 	h := mustEngine(t)
 	pin(t, h, "o/my-echo", echoMeta)

@@ -235,7 +235,7 @@ func TestHost_UploadedCodeUsesOnlyNamedSecrets(t *testing.T) {
 	_, raw := h.hostHex(t, []map[string]any{
 		{"fn": "http.request", "url": srv.URL + "/echo/unnamed", "bearerSecret": "ECHO_KEY"},
 		{"fn": "secret.set", "name": "PLANTED", "value": "planted-value"},
-		{"fn": "http.request", "url": srv.URL + "/echo/named", "bearerSecret": "s/NAMED_KEY"},
+		{"fn": "http.request", "url": srv.URL + "/echo/named", "bearerSecret": "/s/NAMED_KEY"},
 	})
 	var a answers
 	if err := json.Unmarshal(raw, &a); err != nil || len(a.Answers) != 3 {

@@ -36,7 +36,7 @@ func jobResult(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.
 	if p.Timeout != nil {
 		wait = time.Duration(*p.Timeout) * time.Millisecond
 	}
-	rec, err := env.Engine().Await(env.Context(ctx), id, wait)
+	rec, err := env.Await(ctx, id, wait)
 	if err != nil {
 		return nil, err
 	}
