@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
@@ -49,6 +50,17 @@ func DIDWeb(baseURL string) (string, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", venue.Errorf(venue.EINVALID, "public base URL %q must be an absolute http(s) URL such as http://127.0.0.1:8080", baseURL)
+	}
+	// The URL is published (status, did.json) and prefixed to every link:
+	// user info would publish a password, and a query or fragment would
+	// break every link made from it.
+	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(baseURL, "#") {
+		return "", venue.Errorf(venue.EINVALID, "public base URL %q may hold only a scheme, a host, a port and a path: no user info, query or fragment", u.Redacted())
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", venue.Errorf(venue.EINVALID, "public base URL %q has port %s: want 1 to 65535", baseURL, p)
+		}
 	}
 	did := "did:web:" + strings.ReplaceAll(u.Host, ":", "%3A")
 	for _, seg := range strings.Split(strings.Trim(u.Path, "/"), "/") {

@@ -73,7 +73,7 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
 	}
 	if opts.Anonymous != "" {
-		a.log.Info("anonymous access", "level", opts.Anonymous, "why", opts.AnonymousWhy)
+		a.log.Info("anonymous access", "allows", opts.Anonymous, "why", opts.AnonymousWhy)
 	}
 	return a, nil
 }

@@ -41,6 +41,8 @@ func TestAccess_AnonymousBehindProxy(t *testing.T) {
 	var logs bytes.Buffer
 	cfg := defaultConfig()
 	cfg.Listen, cfg.URL = "127.0.0.1:0", "https://venue.example.com"
+	on := true
+	cfg.TestOps = &on // off by default behind a proxy
 	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	if err := m.Run(context.Background()); err != nil {
 		t.Fatal(err)
@@ -62,7 +64,7 @@ func TestAccess_AnonymousBehindProxy(t *testing.T) {
 			line = l
 		}
 	}
-	if !strings.Contains(line, "level=invoke") || !strings.Contains(line, "https://venue.example.com") {
+	if !strings.Contains(line, "allows=invoke") || strings.Count(line, "level=") != 1 || !strings.Contains(line, "https://venue.example.com") {
 		t.Fatalf("no startup line saying anonymous callers read and invoke, and why:\n%s", logs.String())
 	}
 }

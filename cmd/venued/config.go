@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gridvenue/venue/runtime/outbound"
 )
 
 // Config is the venue's configuration: defaults, then the JSON config file,
@@ -103,6 +105,9 @@ func readConfigFile(path string, cfg *Config) error {
 	if err := dec.Decode(cfg); err != nil {
 		return fmt.Errorf("config file %s: %w", path, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fmt.Errorf("config file %s: something follows the JSON object: give one object", path)
+	}
 	return nil
 }
 
@@ -118,7 +123,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	}
 	for k, dst := range map[string]*[]string{"VENUE_ALLOW_HOSTS": &cfg.AllowHosts, "VENUE_BLOCK_HOSTS": &cfg.BlockHosts} {
 		if v := getenv(k); v != "" {
-			*dst = strings.Split(v, ",")
+			*dst = hostList(v)
 		}
 	}
 	if err := applyEnvNumbers(cfg, getenv); err != nil {
@@ -127,29 +132,41 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 	return applyEnvSwitches(cfg, getenv)
 }
 
+// hostList splits a comma-separated list of hosts, as "a.example, b.example"
+// is written too, dropping the spaces and empty items.
+func hostList(v string) []string {
+	var out []string
+	for h := range strings.SplitSeq(v, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // applyEnvNumbers applies the numeric VENUE_* overrides.
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("%s=%q: want a positive whole number of bytes", k, v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s=%q: want a positive whole number of bytes (or 0 for the default)", k, v)
 			}
 			*dst = n
 		}
 	}
 	if v := getenv("VENUE_WASM_MEMORY_MIB"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 4 || n > 4096 {
-			return fmt.Errorf("VENUE_WASM_MEMORY_MIB=%q: want a whole number of MiB from 4 to 4096", v)
+		if err != nil || n != 0 && (n < 4 || n > 4096) {
+			return fmt.Errorf("VENUE_WASM_MEMORY_MIB=%q: want a whole number of MiB from 4 to 4096 (or 0 for the default)", v)
 		}
 		cfg.WasmMemoryMiB = n
 	}
 	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return fmt.Errorf("%s=%q: want a positive whole number", k, v)
+			if err != nil || n < 0 {
+				return fmt.Errorf("%s=%q: want a positive whole number (or 0 for the default)", k, v)
 			}
 			*dst = n
 		}
@@ -215,8 +232,19 @@ func (c Config) validate() error {
 	if c.WasmMemoryMiB != 0 && (c.WasmMemoryMiB < 4 || c.WasmMemoryMiB > 4096) {
 		errs = append(errs, fmt.Errorf("wasmMemoryMiB %d: want 4 to 4096", c.WasmMemoryMiB))
 	}
-	if c.Workers < 0 || c.CallerWorkers < 0 || c.MaxContentSize < 0 || c.MaxBodyBytes < 0 {
-		errs = append(errs, errors.New("workers, callerWorkers, maxContentSize and maxBodyBytes must not be negative"))
+	for _, n := range []struct {
+		key   string
+		value int64
+	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
+		if n.value < 0 {
+			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
+		}
+	}
+	if err := outbound.CheckHosts(c.AllowHosts, false); err != nil {
+		errs = append(errs, fmt.Errorf("allowHosts: %w", err))
+	}
+	if err := outbound.CheckHosts(c.BlockHosts, true); err != nil {
+		errs = append(errs, fmt.Errorf("blockHosts: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -272,12 +300,13 @@ func (c Config) bodyTimeout() time.Duration {
 // testOps reports whether the engine's test operations are served. Anyone
 // may invoke them, and v/test/ops/never holds a worker until the job
 // timeout, so by default only a venue on loopback (the README walk-through)
-// has them.
+// has them: its listener and its public url both, as for anonymous access,
+// since a proxy in front of a loopback listener serves the world.
 func (c Config) testOps() bool {
 	if c.TestOps != nil {
 		return *c.TestOps
 	}
-	return loopback(c.Listen)
+	return loopback(c.Listen) && (c.URL == "" || loopbackURL(c.URL))
 }
 
 // callerWorkers is how many jobs of one caller may execute at once: by

@@ -11,6 +11,8 @@ func TestLoadConfig(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "venue.json")
 	os.WriteFile(file, []byte(`{"listen": "127.0.0.1:9000", "name": "From File", "store": "/tmp/x.db", "workers": 8}`), 0o644)
+	trailing := filepath.Join(dir, "trailing.json")
+	os.WriteFile(trailing, []byte(`{"listen": "127.0.0.1:9000"} {"name": "x"}`), 0o644)
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"listen": "x", "colour": "blue"}`), 0o644)
 	env := func(kv ...string) func(string) string {
@@ -45,6 +47,13 @@ func TestLoadConfig(t *testing.T) {
 		{"bad job timeout", nil, env("VENUE_JOB_TIMEOUT", "soon"), nil, "jobTimeout"},
 		{"bad log level", nil, env("VENUE_LOG_LEVEL", "loud"), nil, "logLevel"},
 		{"two config files", []string{file, file}, env(), nil, "unexpected arguments"},
+		{"something after the object", []string{trailing}, env(), nil, "something follows the JSON object"},
+		{"0 from env is the default, as in the file", nil, env("VENUE_WORKERS", "0", "VENUE_MAX_BODY_BYTES", "0"), func(c Config) bool { return c.Workers == 0 }, ""},
+		{"a negative number names its key", nil, env("VENUE_WORKERS", "-1"), nil, `VENUE_WORKERS="-1"`},
+		{"host lists take spaces after commas", nil, env("VENUE_BLOCK_HOSTS", "example.com, 127.0.0.0/8"),
+			func(c Config) bool { return len(c.BlockHosts) == 2 && c.BlockHosts[1] == "127.0.0.0/8" }, ""},
+		{"a block entry that matches nothing", nil, env("VENUE_BLOCK_HOSTS", "127.0.0.0/33"), nil, `blockHosts: "127.0.0.0/33" is not a host name`},
+		{"an allow entry that is a prefix", nil, env("VENUE_ALLOW_HOSTS", "10.0.0.0/8"), nil, `allowHosts: "10.0.0.0/8" is not a host name`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, err := loadConfig(tc.args, tc.env)

@@ -26,6 +26,10 @@ type operations struct {
 func (m *Main) operations(ctx context.Context) (*operations, error) {
 	host, err := wasm.New(ctx, wasm.Config{MemoryLimitPages: m.Config.wasmPages(), CacheDir: m.Config.wasmCache(), Logger: m.Logger})
 	if err != nil {
+		if dir := m.Config.wasmCache(); dir != "" {
+			// The cache directory is what an operator can get wrong.
+			return nil, fmt.Errorf("start the wasm host (wasmCacheDir %s, or \"off\" for none): %w", dir, err)
+		}
 		return nil, fmt.Errorf("start the wasm host: %w", err)
 	}
 	m.wasm = host

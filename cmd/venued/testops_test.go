@@ -10,17 +10,20 @@ func TestConfig_TestOpsAndCallerWorkers(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		listen string
+		url    string
 		set    *bool
 		want   bool
 	}{
-		{"on for a loopback venue", "127.0.0.1:8080", nil, true},
-		{"off beyond loopback", "0.0.0.0:8080", nil, false},
-		{"switched on beyond loopback", ":8080", &on, true},
-		{"switched off on loopback", "localhost:8080", &off, false},
+		{"on for a loopback venue", "127.0.0.1:8080", "", nil, true},
+		{"on with a loopback url", "127.0.0.1:8080", "http://localhost:8080", nil, true},
+		{"off beyond loopback", "0.0.0.0:8080", "", nil, false},
+		{"off behind a proxy serving the world", "127.0.0.1:8080", "https://venue.example.com", nil, false},
+		{"switched on beyond loopback", ":8080", "", &on, true},
+		{"switched off on loopback", "localhost:8080", "", &off, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := defaultConfig()
-			c.Listen, c.TestOps = tc.listen, tc.set
+			c.Listen, c.URL, c.TestOps = tc.listen, tc.url, tc.set
 			if got := c.testOps(); got != tc.want {
 				t.Fatalf("testOps() = %v, want %v", got, tc.want)
 			}
