@@ -92,7 +92,7 @@ func loadConfig(args []string, getenv func(string) string) (Config, error) {
 }
 
 func usageError(err error) error {
-	return fmt.Errorf("%w\nusage: venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]", err)
+	return fmt.Errorf("%w\nusage: venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]\n       venued token | openapi | help", err)
 }
 
 func readConfigFile(path string, cfg *Config) error {

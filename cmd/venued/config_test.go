@@ -89,3 +89,20 @@ func TestRedactDSN(t *testing.T) {
 		t.Fatal("a SQLite path taken for a DSN")
 	}
 }
+
+func TestIsHelp(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--help"}, true}, {[]string{"-h"}, true}, {[]string{"help"}, true},
+		{nil, false}, {[]string{"venue.json"}, false}, {[]string{"--help", "x"}, false},
+	} {
+		if got := isHelp(tc.args); got != tc.want {
+			t.Errorf("isHelp(%q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+	if !strings.Contains(helpText, "venued token") || !strings.Contains(helpText, "venued openapi") {
+		t.Error("the help text does not name every command")
+	}
+}

@@ -14,7 +14,15 @@ import (
 )
 
 func main() {
+	if isHelp(os.Args[1:]) {
+		fmt.Print(helpText)
+		return
+	}
 	if len(os.Args) > 1 && os.Args[1] == "openapi" {
+		if len(os.Args) > 2 {
+			fmt.Fprintln(os.Stderr, "venued openapi: takes no arguments")
+			os.Exit(2)
+		}
 		if err := printOpenAPI(os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "venued:", err)
 			os.Exit(1)

@@ -1,0 +1,34 @@
+package main
+
+// helpText is what venued -h prints: the commands, and where the full
+// table of settings is.
+const helpText = `venued: a grid venue (README.md has the walk-through and every setting).
+
+usage:
+  venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]
+      serve the venue. Settings come from the JSON config file, then VENUE_* environment
+      variables (VENUE_LISTEN, VENUE_STORE, VENUE_URL, VENUE_NAME, VENUE_WORKERS, ...), then flags.
+      --listen addr   address to listen on (default 127.0.0.1:8080)
+      --store s       empty: SQLite in a temporary directory; a file path: durable SQLite;
+                      postgres://...: PostgreSQL, which several venues may share
+      --url base      public base URL, from which the venue's did:web DID derives
+      --name name     venue name
+  venued token [--url base] [--seed hex] [--ttl 24h]
+      print a bearer token for a new did:key identity, to call the venue as a signed-in user
+  venued openapi
+      print the OpenAPI document and exit
+  venued help
+      print this text
+`
+
+// isHelp reports whether args ask for help rather than a venue.
+func isHelp(args []string) bool {
+	if len(args) != 1 {
+		return false
+	}
+	switch args[0] {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
