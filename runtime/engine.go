@@ -117,9 +117,12 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		e.now = time.Now
 	}
 	e.ids.now, e.started = e.now, e.now()
-	id, err := loadIdentity(ctx, deps.Store, cfg.Seed, cfg.BaseURL)
+	id, overrides, err := loadIdentity(ctx, deps.Store, cfg.Seed, cfg.BaseURL)
 	if err != nil {
 		return nil, err
+	}
+	if overrides {
+		e.log.Warn("the configured seed is not the one kept in the store: secrets stored under the kept key cannot be opened, and the venue's signatures change")
 	}
 	e.id, e.publicDID = id, id.PublicDID()
 	info := map[string]any{"did": id.DID, "name": cfg.Name, "version": cfg.Version,

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -24,23 +25,32 @@ type Identity struct {
 
 // loadIdentity returns the venue's key: the configured seed if there is one,
 // else the seed kept in the store, else a new one stored for next time. Two
-// nodes starting at once on one store end up with the same key.
-func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, error) {
+// nodes starting at once on one store end up with the same key. It reports
+// whether a configured seed overrides another one kept in the store, whose
+// secrets this key cannot open.
+func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, bool, error) {
 	did, err := DIDWeb(baseURL)
 	if err != nil {
-		return Identity{}, err
+		return Identity{}, false, err
 	}
-	if seed == nil {
+	overrides := false
+	if seed != nil {
+		kept, err := st.PutMetaIfAbsent(ctx, metaSeedKey, seed)
+		if err != nil {
+			return Identity{}, false, fmt.Errorf("load venue key: %w", err)
+		}
+		overrides = !bytes.Equal(kept, seed)
+	} else {
 		fresh := make([]byte, ed25519.SeedSize)
 		rand.Read(fresh)
 		if seed, err = st.PutMetaIfAbsent(ctx, metaSeedKey, fresh); err != nil {
-			return Identity{}, fmt.Errorf("load venue key: %w", err)
+			return Identity{}, false, fmt.Errorf("load venue key: %w", err)
 		}
 	}
 	if len(seed) != ed25519.SeedSize {
-		return Identity{}, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
+		return Identity{}, false, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 	}
-	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, nil
+	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, overrides, nil
 }
 
 // DIDWeb returns the did:web DID of a base URL: the host, with a port's colon
