@@ -189,7 +189,7 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 	for e.executing.Load() > 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
-	for _, j := range e.unsettled() {
+	for _, j := range e.jobs.list() {
 		j.mu.Lock()
 		if !j.settled(e) {
 			msg := "The venue shut down while the job was running"
@@ -203,20 +203,8 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 	}
 }
 
-// unsettled lists the jobs held here that settleAtShutdown must end.
-func (e *Engine) unsettled() []*job {
-	var out []*job
-	for _, j := range e.jobs.list() {
-		j.mu.Lock()
-		if !j.settled(e) {
-			out = append(out, j)
-		}
-		j.mu.Unlock()
-	}
-	return out
-}
-
-// settled reports whether j needs nothing at shutdown. Call with j.mu held.
+// settled reports whether j needs nothing from settleAtShutdown. Call with
+// j.mu held.
 func (j *job) settled(e *Engine) bool {
 	st := j.rec.Status
 	return st.Terminal() || st == venue.StatusPaused || e.outlives(j.op)
