@@ -64,6 +64,19 @@ func TestOpen_OneVenuePerSQLiteFile(t *testing.T) {
 	if want := path + " is in use by another venue process"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("second open: %v, want an error saying %q", err, want)
 	}
+	// Other names of the same file: a lock on the name would miss them.
+	link, hard := filepath.Join(filepath.Dir(path), "link.db"), filepath.Join(filepath.Dir(path), "hard.db")
+	if err := os.Symlink(path, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(path, hard); err != nil {
+		t.Fatal(err)
+	}
+	for _, other := range []string{link, hard} {
+		if _, err := Open(context.Background(), other, Options{}); err == nil || !strings.Contains(err.Error(), "in use by another venue process") {
+			t.Fatalf("open through %s: %v", other, err)
+		}
+	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
