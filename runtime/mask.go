@@ -156,7 +156,31 @@ func secretForms(v string) []string {
 			forms = append(forms, lowerHexEscapes(f))
 		}
 	}
+	if !isASCII(v) {
+		// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers
+		// and servlet containers read header bytes: an echoed header comes
+		// back so ("GrÃ¼Ãe" for "Grüße").
+		forms = append(forms, latin1(v))
+	}
 	return forms
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// latin1 reads the bytes of s as ISO-8859-1.
+func latin1(s string) string {
+	r := make([]rune, len(s))
+	for i := 0; i < len(s); i++ {
+		r[i] = rune(s[i])
+	}
+	return string(r)
 }
 
 // HTML escapes of a value shown in a page: Python's html.escape, PHP's
@@ -401,7 +425,7 @@ func hideURLUserInfo(s string) (string, bool) {
 			break
 		}
 		start := from + i + 2
-		authority := s[start : start+authorityLen(s[start:])]
+		authority := s[start : start+userInfoReach(s[start:])]
 		if at := strings.LastIndexByte(authority, '@'); at > 0 && literalUserInfo(authority[:at]) {
 			b.WriteString(s[last:start])
 			b.WriteString(Hidden)
@@ -414,6 +438,20 @@ func hideURLUserInfo(s string) (string, bool) {
 	}
 	b.WriteString(s[last:])
 	return b.String(), true
+}
+
+// userInfoReach is how far after "//" user info may reach: up to the
+// next '/', space or quote. Not '?' or '#', which end an authority but
+// which libpq and others take within a password (postgresql://app:a#b@db),
+// so a record could show it; a query holding an '@' is hidden with it,
+// which costs a record nothing.
+func userInfoReach(s string) int {
+	n := authorityLen(s)
+	for n < len(s) && (s[n] == '?' || s[n] == '#') {
+		rest := s[n+1:]
+		n += 1 + authorityLen(rest)
+	}
+	return n
 }
 
 // authorityLen is the length of the URL authority s begins with, in a URL

@@ -25,6 +25,7 @@ func TestMasker_EveryForm(t *testing.T) {
 		{"beyond the BMP", "zq7-p\u00e4ss-\U0001F600-key"},
 		{"JavaScript's unescaped marks", "zq7!'()*~x"},
 		{"HTML specials", "zq7Tr0ub4dor&3'x<y>\"z"},
+		{"beyond ASCII, read back as Latin-1 by a server", "zq7Grüße-Schlüssel"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &masker{}
@@ -37,7 +38,12 @@ func TestMasker_EveryForm(t *testing.T) {
 			strict := strings.ReplaceAll(url.QueryEscape(v), "+", "%20")
 			python := strings.ReplaceAll(strict, "%2F", "/")
 			js := strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*").Replace(strict)
-			forms = append(forms, python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
+			// A server reading header bytes as ISO-8859-1 (Node, WSGI, servlets).
+			var mojibake []rune
+			for _, c := range []byte(v) {
+				mojibake = append(mojibake, rune(c))
+			}
+			forms = append(forms, string(mojibake), python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
 				strings.ReplaceAll(url.QueryEscape(v), "~", "%7E"), url.QueryEscape(url.QueryEscape(v)),
 				html.EscapeString(v), strings.NewReplacer("'", "&#x27;", `"`, "&quot;").Replace(html.EscapeString(v)))
 			for _, f := range forms {
@@ -160,6 +166,9 @@ func TestHideUserInfo(t *testing.T) {
 		{"slashes written \\/ (PHP's json_encode)", `{"dsn":"http:\/\/alice:pw@db\/x"}`, `{"dsn":"http://HIDDEN@db/x"}`},
 		{"slashes written \\u002f", `{"dsn":"http:\u002f\u002falice:pw@db"}`, `{"dsn":"http://HIDDEN@db"}`},
 		{"no scheme", `{"u":"//alice:pw@host/"}`, `{"u":"//HIDDEN@host/"}`},
+		{"a # in the password, as libpq takes it", `{"dsn":"postgresql://app:S3cr#tPw@db:5432/prod"}`, `{"dsn":"postgresql://HIDDEN@db:5432/prod"}`},
+		{"a ? in the password", `{"dsn":"postgresql://app:secr?etpw@db/app"}`, `{"dsn":"postgresql://HIDDEN@db/app"}`},
+		{"a query after a path keeps its @", `{"u":"https://h/p?next=a@b"}`, `{"u":"https://h/p?next=a@b"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(hideUserInfo(json.RawMessage(tc.in))); got != tc.want {
