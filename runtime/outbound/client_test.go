@@ -38,7 +38,8 @@ func TestInternal(t *testing.T) {
 }
 
 func TestCheckURL(t *testing.T) {
-	c := New(Policy{AllowHosts: []string{"localhost:9999"}, BlockHosts: []string{"blocked.example", "8.8.8.0/24", "1.1.1.1", "[2606:4700::1111]"}})
+	c := New(Policy{AllowHosts: []string{"localhost:9999", "[::1]:9998"},
+		BlockHosts: []string{"blocked.example", "8.8.8.0/24", "1.1.1.1", "[2606:4700::1111]", "[2606:4700::1001]:8443", "::ffff:9.9.9.0/120"}})
 	for _, tc := range []struct{ name, url, code, want string }{
 		{"file scheme", "file:///etc/passwd", venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: file"},
 		{"gopher scheme", "gopher://x/", venue.EINVALID, "got: gopher"},
@@ -56,6 +57,9 @@ func TestCheckURL(t *testing.T) {
 		{"IPv6 loopback", "http://[::1]:80/", venue.EFORBIDDEN, "private/internal"},
 		{"unresolvable", "https://no-such-host.invalid/", venue.EINVALID, "Cannot resolve host: no-such-host.invalid"},
 		{"allowed by host and port", "http://localhost:9999/", "", ""},
+		{"allowed by a bracketed IPv6 address and port", "http://[::1]:9998/", "", ""},
+		{"blocked by a bracketed IPv6 address and port", "https://[2606:4700::1001]:8443/", venue.EFORBIDDEN, "Host is blocked"},
+		{"blocked by an IPv4-mapped prefix", "http://9.9.9.9/", venue.EFORBIDDEN, "Host is blocked"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, _ := url.Parse(tc.url)

@@ -51,23 +51,27 @@ func (p *Policy) blocked(host, hostport string, addrs []netip.Addr) bool {
 }
 
 // nameMatches compares a list entry with a host or host:port, as DNS
-// does: without regard to case or to a final dot.
+// does: without regard to case or to a final dot. An IPv6 address may be
+// written in brackets ("[::1]", "[::1]:9000"), as in a URL.
 func nameMatches(entry, host, hostport string) bool {
-	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(s, ".")) }
-	e := norm(entry)
-	if e == norm(host) {
-		return true
+	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(strings.Trim(s, "[]"), ".")) }
+	eh, eport, err := net.SplitHostPort(entry)
+	if err != nil {
+		return norm(entry) == norm(host)
 	}
-	if h, port, err := net.SplitHostPort(hostport); err == nil {
-		return e == norm(h)+":"+port
-	}
-	return false
+	h, port, err := net.SplitHostPort(hostport)
+	return err == nil && eport == port && norm(eh) == norm(h)
 }
 
-// parsePrefix reads a list entry that is an address or a prefix.
+// parsePrefix reads a list entry that is an address or a prefix. An
+// IPv4-mapped prefix (::ffff:127.0.0.0/104) is read as the IPv4 one, since
+// addresses are compared unmapped.
 func parsePrefix(s string) (netip.Prefix, bool) {
 	s = strings.Trim(s, "[]")
 	if pfx, err := netip.ParsePrefix(s); err == nil {
+		if a := pfx.Addr(); a.Is4In6() && pfx.Bits() >= 96 {
+			return netip.PrefixFrom(a.Unmap(), pfx.Bits()-96).Masked(), true
+		}
 		return pfx.Masked(), true
 	}
 	if a, err := netip.ParseAddr(s); err == nil {
