@@ -213,8 +213,19 @@ const (
 // a temporary store.
 func (m *Main) Close() error {
 	var errs []error
+	var served chan error // the HTTP server's drain, while it goes on
 	if m.server != nil {
-		errs = append(errs, m.stopServing())
+		served = make(chan error, 1)
+		go func() { served <- m.stopServing() }()
+		// Requests in flight get drainGrace with the engine; then it stops
+		// and records how its jobs ended while slow connections (an upload)
+		// drain on. After the whole drain, a container stop's 10 s could
+		// kill the venue before its jobs were settled.
+		select {
+		case err := <-served:
+			errs, served = append(errs, err), nil
+		case <-time.After(drainGrace):
+		}
 	}
 	if m.auth != nil {
 		m.auth.Close()
@@ -227,6 +238,9 @@ func (m *Main) Close() error {
 	}
 	if m.agents != nil {
 		m.agents.Drain(5 * time.Second) // the runs the engine stopped record it, in the store still open
+	}
+	if served != nil {
+		errs = append(errs, <-served)
 	}
 	if m.bridge != nil {
 		m.bridge.Close() // after the engine: no call is left to hand a session back
