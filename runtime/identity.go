@@ -67,12 +67,22 @@ func DIDWeb(baseURL string) (string, error) {
 	if u.User != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(baseURL, "#") {
 		return "", venue.Errorf(venue.EINVALID, "public base URL %q may hold only a scheme, a host, a port and a path: no user info, query or fragment", u.Redacted())
 	}
-	if p := u.Port(); p != "" {
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", venue.Errorf(venue.EINVALID, "public base URL %q has port %s: want 1 to 65535", baseURL, p)
+			return "", venue.Errorf(venue.EINVALID, "public base URL %q has port %q: want 1 to 65535", baseURL, p)
 		}
 	}
-	did := "did:web:" + strings.ReplaceAll(u.Host, ":", "%3A")
+	// A DID names the path by its segments: an escaped '/' or a dot
+	// segment would name another place than the venue's.
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if seg == "." || seg == ".." || strings.Contains(strings.ToUpper(seg), "%2F") {
+			return "", venue.Errorf(venue.EINVALID, "public base URL %q has a path segment %q: give the path as written, without '.', '..' or an escaped '/'", baseURL, seg)
+		}
+	}
+	// did:web's characters: a port's colon and an IPv6 host's brackets
+	// are percent-encoded.
+	host := strings.NewReplacer(":", "%3A", "[", "%5B", "]", "%5D").Replace(u.Host)
+	did := "did:web:" + host
 	for _, seg := range strings.Split(strings.Trim(u.Path, "/"), "/") {
 		if seg != "" {
 			did += ":" + url.PathEscape(seg)

@@ -16,6 +16,10 @@ func TestDIDWeb(t *testing.T) {
 		{"a query", "http://example.com/?debug=1", "", "no user info, query or fragment"},
 		{"a fragment", "http://example.com/#f", "", "no user info, query or fragment"},
 		{"a port out of range", "http://example.com:99999", "", "want 1 to 65535"},
+		{"an empty port", "https://venue.example.com:", "", "want 1 to 65535"},
+		{"an escaped slash", "https://example.com/a%2Fb", "", "without '.', '..' or an escaped '/'"},
+		{"dot segments", "https://example.com/./x/../", "", "without '.', '..' or an escaped '/'"},
+		{"an IPv6 host", "https://[::1]:8443", "did:web:%5B%3A%3A1%5D%3A8443", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := DIDWeb(tc.url)

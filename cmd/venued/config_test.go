@@ -96,7 +96,8 @@ func TestIsHelp(t *testing.T) {
 		want bool
 	}{
 		{[]string{"--help"}, true}, {[]string{"-h"}, true}, {[]string{"help"}, true},
-		{nil, false}, {[]string{"venue.json"}, false}, {[]string{"--help", "x"}, false},
+		{[]string{"token", "--help"}, true}, {[]string{"--listen", "127.0.0.1:1", "--help"}, true}, {[]string{"help", "--store", "x"}, true},
+		{nil, false}, {[]string{"venue.json"}, false}, {[]string{"venue.json", "help"}, false},
 	} {
 		if got := isHelp(tc.args); got != tc.want {
 			t.Errorf("isHelp(%q) = %v, want %v", tc.args, got, tc.want)

@@ -21,14 +21,14 @@ usage:
       print this text
 `
 
-// isHelp reports whether args ask for help rather than a venue.
+// isHelp reports whether args ask for help rather than a venue: the help
+// command, or -h or --help anywhere (venued token --help too).
 func isHelp(args []string) bool {
-	if len(args) != 1 {
-		return false
-	}
-	switch args[0] {
-	case "help", "-h", "-help", "--help":
-		return true
+	for i, a := range args {
+		switch {
+		case i == 0 && a == "help", a == "-h", a == "-help", a == "--help":
+			return true
+		}
 	}
 	return false
 }
