@@ -58,7 +58,11 @@ func writeError(w http.ResponseWriter, err error) {
 func writeJSONError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(&ErrorBody{Message: msg})
+	// As Huma writes its errors: a message quoting '<' shows it so on every
+	// route (JSON is never read as HTML here).
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(&ErrorBody{Message: msg})
 }
 
 // installErrors replaces Huma's RFC 9457 errors with the spec's

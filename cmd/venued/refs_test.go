@@ -120,3 +120,15 @@ func TestREST_ReferenceForms(t *testing.T) {
 		})
 	})
 }
+
+// TestREST_ErrorsQuoteAsWritten: an error on the content routes quotes a
+// reference as Huma's errors on the other routes do, '<' as '<'.
+func TestREST_ErrorsQuoteAsWritten(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	for _, path := range []string{"/api/v1/assets/w%2F%3Cx%3E/content", "/api/v1/assets/w%2F%3Cx%3E"} {
+		r := c.do(t, "GET", path, nil)
+		if r.status != 404 || !strings.Contains(string(r.body), "w/<x>") {
+			t.Errorf("GET %s: %d %s, want 404 quoting w/<x>", path, r.status, r.body)
+		}
+	}
+}
