@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"time"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -140,20 +139,6 @@ func (env *Env) Slice(ctx context.Context, path string, offset, limit int) (*Sli
 // Copy copies from one path to another as the caller.
 func (env *Env) Copy(ctx context.Context, from, to string) error {
 	return env.e.Copy(env.Context(ctx), from, to)
-}
-
-// Await waits, as Engine.Await does, for one of the caller's jobs, and
-// gives up its worker slot meanwhile: a job waiting on another must not
-// hold the slot the other needs (with one slot a caller's, grid:job-result
-// held it until its timeout while the job it awaited waited for a slot).
-func (env *Env) Await(ctx context.Context, id venue.JobID, wait time.Duration) (*venue.Job, error) {
-	env.releaseSlot()
-	rec, err := env.e.Await(env.Context(ctx), id, wait)
-	if aerr := env.e.acquireSlots(ctx, env.j); aerr != nil {
-		return nil, aerr
-	}
-	env.held = true
-	return rec, err
 }
 
 // PutSecret stores a secret for the caller (secret:set).

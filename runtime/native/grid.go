@@ -36,7 +36,11 @@ func jobResult(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.
 	if p.Timeout != nil {
 		wait = time.Duration(*p.Timeout) * time.Millisecond
 	}
-	rec, err := env.Await(ctx, id, wait)
+	// It only waits from here: it gives its worker back, which the job it
+	// waits on may need (with one slot a caller's, it held it until its
+	// timeout while that job waited for one).
+	env.Detach()
+	rec, err := env.Engine().Await(env.Context(ctx), id, wait)
 	if err != nil {
 		return nil, err
 	}
