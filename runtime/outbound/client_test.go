@@ -39,7 +39,7 @@ func TestInternal(t *testing.T) {
 
 func TestCheckURL(t *testing.T) {
 	c := New(Policy{AllowHosts: []string{"localhost:9999", "[::1]:9998"},
-		BlockHosts: []string{"blocked.example", "8.8.8.0/24", "1.1.1.1", "[2606:4700::1111]", "[2606:4700::1001]:8443", "::ffff:9.9.9.0/120"}})
+		BlockHosts: []string{"blocked.example", "8.8.8.0/24", "1.1.1.1", "[2606:4700::1111]", "[2606:4700::1001]:8443", "::ffff:9.9.9.0/120", "1.1.1.2:443"}})
 	for _, tc := range []struct{ name, url, code, want string }{
 		{"file scheme", "file:///etc/passwd", venue.EINVALID, "Only HTTP/HTTPS schemes are allowed, got: file"},
 		{"gopher scheme", "gopher://x/", venue.EINVALID, "got: gopher"},
@@ -60,6 +60,11 @@ func TestCheckURL(t *testing.T) {
 		{"allowed by a bracketed IPv6 address and port", "http://[::1]:9998/", "", ""},
 		{"blocked by a bracketed IPv6 address and port", "https://[2606:4700::1001]:8443/", venue.EFORBIDDEN, "Host is blocked"},
 		{"blocked by an IPv4-mapped prefix", "http://9.9.9.9/", venue.EFORBIDDEN, "Host is blocked"},
+		{"a blocked address and port written another way", "https://[2606:4700:0::1001]:8443/", venue.EFORBIDDEN, "Host is blocked"},
+		{"a blocked port with a leading zero", "https://[2606:4700::1001]:08443/", venue.EFORBIDDEN, "Host is blocked"},
+		{"a blocked address and port, mapped", "https://[::ffff:1.1.1.2]:443/", venue.EFORBIDDEN, "Host is blocked"},
+		{"a blocked address and port by its default port", "https://1.1.1.2/", venue.EFORBIDDEN, "Host is blocked"},
+		{"another port of a blocked address and port", "http://1.1.1.2:8443/", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u, _ := url.Parse(tc.url)

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -32,35 +33,55 @@ func (p *Policy) setDefaults() {
 
 // allowed reports whether host (and host:port) is on the allow list.
 func (p *Policy) allowed(host, hostport string) bool {
-	return slices.ContainsFunc(p.AllowHosts, func(h string) bool { return nameMatches(h, host, hostport) })
+	return slices.ContainsFunc(p.AllowHosts, func(e string) bool { return entryMatches(e, host, hostport, nil) })
 }
 
 // blocked reports whether host, or one of the addresses it resolved to, is
 // on the block list. An entry is a host name (in any case, with or without
-// a final dot), host:port, an address or a prefix such as 203.0.113.0/24:
-// an address or prefix matches whatever name resolves into it, and an
-// IPv4 one also its IPv4-mapped IPv6 form.
+// a final dot), an address or a prefix such as 203.0.113.0/24, each with a
+// port or not: an address or prefix matches whatever name resolves into
+// it, and an IPv4 one also its IPv4-mapped IPv6 form.
 func (p *Policy) blocked(host, hostport string, addrs []netip.Addr) bool {
-	return slices.ContainsFunc(p.BlockHosts, func(h string) bool {
-		if nameMatches(h, host, hostport) {
-			return true
-		}
-		pfx, ok := parsePrefix(h)
-		return ok && slices.ContainsFunc(addrs, func(a netip.Addr) bool { return pfx.Contains(a.Unmap()) })
-	})
+	return slices.ContainsFunc(p.BlockHosts, func(e string) bool { return entryMatches(e, host, hostport, addrs) })
 }
 
-// nameMatches compares a list entry with a host or host:port, as DNS
-// does: without regard to case or to a final dot. An IPv6 address may be
-// written in brackets ("[::1]", "[::1]:9000"), as in a URL.
-func nameMatches(entry, host, hostport string) bool {
-	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(strings.Trim(s, "[]"), ".")) }
-	eh, eport, err := net.SplitHostPort(entry)
-	if err != nil {
-		return norm(entry) == norm(host)
+// entryMatches reports whether a list entry names host (and, if it gives
+// one, the port of hostport), by name as DNS compares names, or as an
+// address or prefix holding host or one of addrs. Ports and addresses are
+// compared as numbers, never as text: an audit reached a blocked
+// 127.0.0.1:28121 as 127.0.0.1:028121, as localhost:28121 and as
+// [::ffff:127.0.0.1]:28121.
+func entryMatches(entry, host, hostport string, addrs []netip.Addr) bool {
+	eh := entry
+	if h, port, err := net.SplitHostPort(entry); err == nil {
+		if !samePort(port, hostport) {
+			return false
+		}
+		eh = h
 	}
-	h, port, err := net.SplitHostPort(hostport)
-	return err == nil && eport == port && norm(eh) == norm(h)
+	norm := func(s string) string { return strings.ToLower(strings.TrimSuffix(strings.Trim(s, "[]"), ".")) }
+	if norm(eh) == norm(host) {
+		return true
+	}
+	pfx, ok := parsePrefix(eh)
+	if !ok {
+		return false
+	}
+	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && pfx.Contains(a.Unmap()) {
+		return true
+	}
+	return slices.ContainsFunc(addrs, func(a netip.Addr) bool { return pfx.Contains(a.Unmap()) })
+}
+
+// samePort reports whether port and hostport's port are one number.
+func samePort(port, hostport string) bool {
+	_, p, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	a, err1 := strconv.ParseUint(port, 10, 16)
+	b, err2 := strconv.ParseUint(p, 10, 16)
+	return err1 == nil && err2 == nil && a == b
 }
 
 // parsePrefix reads a list entry that is an address or a prefix. An
