@@ -3,6 +3,7 @@ package runtime
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"html"
 	"net/url"
 	"slices"
@@ -160,9 +161,46 @@ func secretForms(v string) []string {
 		// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers
 		// and servlet containers read header bytes: an echoed header comes
 		// back so ("GrÃ¼Ãe" for "Grüße").
-		forms = append(forms, latin1(v))
+		// And as Python's repr shows both: the bytes (b'Gr\xc3\xbc...') and
+		// that Latin-1 text, whose characters U+0080 to U+00A0 and U+00AD it
+		// writes \xNN.
+		forms = append(forms, latin1(v), bytesRepr(v), latin1Repr(v))
 	}
 	return forms
+}
+
+// bytesRepr writes the bytes of s as Python's repr of bytes does between
+// its quotes: printable ASCII as is, the rest \xNN.
+func bytesRepr(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c >= 0x20 && c < 0x7f:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		}
+	}
+	return b.String()
+}
+
+// latin1Repr is latin1(s) as Python's repr of a str writes it: the
+// characters it deems unprintable as \xNN.
+func latin1Repr(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			b.WriteString(`\\`)
+		case c < 0x20 || c >= 0x7f && c <= 0xa0 || c == 0xad:
+			fmt.Fprintf(&b, `\x%02x`, c)
+		default:
+			b.WriteRune(rune(c))
+		}
+	}
+	return b.String()
 }
 
 func isASCII(s string) bool {
@@ -399,11 +437,11 @@ func hideStringUserInfo(lit []byte) ([]byte, bool) {
 		if !bytes.Contains(lit, []byte("//")) {
 			return nil, false
 		}
-		if bytes.IndexByte(lit, '@') < 0 {
+		if bytes.IndexByte(lit, '@') < 0 || len(lit) < 2 || lit[len(lit)-1] != '"' {
 			return nil, false
 		}
-		s, changed := hideURLUserInfo(string(lit))
-		return []byte(s), changed
+		s, changed := hideURLUserInfo(string(lit[1 : len(lit)-1]))
+		return []byte(`"` + s + `"`), changed
 	}
 	var s string
 	if json.Unmarshal(lit, &s) != nil {
@@ -440,16 +478,28 @@ func hideURLUserInfo(s string) (string, bool) {
 	return b.String(), true
 }
 
-// userInfoReach is how far after "//" user info may reach: up to the
-// next '/', space or quote. Not '?' or '#', which end an authority but
-// which libpq and others take within a password (postgresql://app:a#b@db),
-// so a record could show it; a query holding an '@' is hidden with it,
-// which costs a record nothing.
+// userInfoReach is how far after "//" user info may reach: the
+// authority (to a '/', '?', '#' or space) or, when that begins like
+// "user:password" (a colon, then more than a port's digits) and holds no
+// '@', on to the next '@', as libpq reads postgresql://app:kX9/q+Zr=@db,
+// whose generated password holds a '/' (or '#', or '?'). A path holding
+// an '@' after a plain host (https://example.com/@user) keeps it.
 func userInfoReach(s string) int {
-	n := authorityLen(s)
-	for n < len(s) && (s[n] == '?' || s[n] == '#') {
-		rest := s[n+1:]
-		n += 1 + authorityLen(rest)
+	run := s
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		run = s[:i]
+	}
+	n := authorityLen(run)
+	head := run[:n]
+	if strings.Contains(head, "@") {
+		return n
+	}
+	c := strings.IndexByte(head, ':')
+	if c < 0 || strings.Trim(head[c+1:], "0123456789") == "" {
+		return n
+	}
+	if at := strings.IndexByte(run[n:], '@'); at >= 0 {
+		return n + at + 1
 	}
 	return n
 }
@@ -464,7 +514,7 @@ func authorityLen(s string) int {
 			continue
 		}
 		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == '/' || c == '?' || c == '#' || c == '"' || unicode.IsSpace(c) {
+		if c == '/' || c == '?' || c == '#' || unicode.IsSpace(c) {
 			return i
 		}
 		i += size

@@ -43,6 +43,24 @@ func TestMasker_EveryForm(t *testing.T) {
 			for _, c := range []byte(v) {
 				mojibake = append(mojibake, rune(c))
 			}
+			// Python's repr of the header's bytes, and of that Latin-1 text
+			// (U+0080 to U+00A0 and U+00AD as \xNN).
+			var reprBytes, reprText strings.Builder
+			for _, c := range []byte(v) {
+				if c >= 0x20 && c < 0x7f && c != '\\' {
+					reprBytes.WriteByte(c)
+				} else {
+					fmt.Fprintf(&reprBytes, `\x%02x`, c)
+				}
+				if c >= 0x20 && c < 0x7f && c != '\\' || c > 0xa0 && c != 0xad {
+					reprText.WriteRune(rune(c))
+				} else {
+					fmt.Fprintf(&reprText, `\x%02x`, c)
+				}
+			}
+			if strings.ContainsFunc(v, func(r rune) bool { return r >= 0x80 }) {
+				forms = append(forms, reprBytes.String(), reprText.String())
+			}
 			forms = append(forms, string(mojibake), python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
 				strings.ReplaceAll(url.QueryEscape(v), "~", "%7E"), url.QueryEscape(url.QueryEscape(v)),
 				html.EscapeString(v), strings.NewReplacer("'", "&#x27;", `"`, "&quot;").Replace(html.EscapeString(v)))
@@ -169,6 +187,10 @@ func TestHideUserInfo(t *testing.T) {
 		{"a # in the password, as libpq takes it", `{"dsn":"postgresql://app:S3cr#tPw@db:5432/prod"}`, `{"dsn":"postgresql://HIDDEN@db:5432/prod"}`},
 		{"a ? in the password", `{"dsn":"postgresql://app:secr?etpw@db/app"}`, `{"dsn":"postgresql://HIDDEN@db/app"}`},
 		{"a query after a path keeps its @", `{"u":"https://h/p?next=a@b"}`, `{"u":"https://h/p?next=a@b"}`},
+		{"a generated password holding /", `{"dsn":"postgresql://app:kX9/q+Zr2w==@db/prod"}`, `{"dsn":"postgresql://HIDDEN@db/prod"}`},
+		{"a password holding a quote", `{"dsn":"postgresql://app:pa\"ss@db/x"}`, `{"dsn":"postgresql://HIDDEN@db/x"}`},
+		{"a path's @ after a plain host", `{"u":"https://medium.com/@user/post"}`, `{"u":"https://medium.com/@user/post"}`},
+		{"a path's @ after a host and port", `{"u":"http://localhost:3000/@user"}`, `{"u":"http://localhost:3000/@user"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(hideUserInfo(json.RawMessage(tc.in))); got != tc.want {
