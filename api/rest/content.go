@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"io"
 	"mime"
 	"net/http"
@@ -120,7 +121,10 @@ func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {
 		writeError(w, venue.Errorf(venue.ETOOLARGE, "Cannot PUT asset content: Content exceeds maximum size of %d bytes", limit))
 		return
 	}
-	hash, err := s.e.PutContent(r.Context(), id, r.Body)
+	// Not cancelled by a stop's drain: an upload under way goes on until the
+	// server's shutdown timeout closes its connection (a client going away
+	// ends it, through the body's reads).
+	hash, err := s.e.PutContent(context.WithoutCancel(r.Context()), id, r.Body)
 	if err != nil {
 		writeError(w, err)
 		return

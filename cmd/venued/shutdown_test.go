@@ -115,7 +115,7 @@ func TestMain_ShutdownSettlesJobsWhileSlowConnectionsDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "PUT /api/v1/assets/%s/content HTTP/1.1\r\nHost: %s\r\nContent-Length: 100000\r\n\r\n%s", asset, m.Addr, strings.Repeat("x", 1000))
+	fmt.Fprintf(conn, "PUT /api/v1/assets/%s/content HTTP/1.1\r\nHost: %s\r\nContent-Length: 600000\r\n\r\n%s", asset, m.Addr, strings.Repeat("x", 1000))
 	time.Sleep(100 * time.Millisecond) // the upload is under way, and stalls
 	stop()
 	time.Sleep(drainGrace + 1500*time.Millisecond) // well within the drain's 10 s
@@ -123,6 +123,13 @@ func TestMain_ShutdownSettlesJobsWhileSlowConnectionsDrain(t *testing.T) {
 	row, err := m.store.Job(context.Background(), id)
 	if err != nil || row.Status != venue.StatusFailed {
 		t.Fatalf("the running job is stored %s (%v) while the upload drains", row.Status, err)
+	}
+	// The upload goes on through the drain: its whole body is read and
+	// hashed (against a made-up sha256, so refused as a mismatch).
+	conn.Write([]byte(strings.Repeat("x", 599_000))) // past a staged chunk (256 KiB)
+	answer, _ := io.ReadAll(io.LimitReader(conn, 4096))
+	if !strings.Contains(string(answer), "400 Bad Request") || !strings.Contains(string(answer), "hash mismatch") {
+		t.Fatalf("the upload's answer during the drain: %s", answer)
 	}
 	conn.Close()
 	if code := <-exited; code != 0 {
