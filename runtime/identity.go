@@ -68,15 +68,22 @@ func DIDWeb(baseURL string) (string, error) {
 		return "", venue.Errorf(venue.EINVALID, "public base URL %q may hold only a scheme, a host, a port and a path: no user info, query or fragment", u.Redacted())
 	}
 	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", venue.Errorf(venue.EINVALID, "public base URL %q has port %q: want 1 to 65535", baseURL, p)
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 || p != strconv.Itoa(n) {
+			return "", venue.Errorf(venue.EINVALID, "public base URL %q has port %q: want 1 to 65535, without leading zeros", baseURL, p)
 		}
 	}
-	// A DID names the path by its segments: an escaped '/' or a dot
-	// segment would name another place than the venue's.
-	for _, seg := range strings.Split(u.EscapedPath(), "/") {
-		if seg == "." || seg == ".." || strings.Contains(strings.ToUpper(seg), "%2F") {
-			return "", venue.Errorf(venue.EINVALID, "public base URL %q has a path segment %q: give the path as written, without '.', '..' or an escaped '/'", baseURL, seg)
+	// A DID names the path by its segments: an escaped '/', a dot segment
+	// (escaped or not) or an empty one would name another place than the
+	// venue's.
+	escaped := strings.Split(strings.TrimSuffix(u.EscapedPath(), "/"), "/")
+	decoded := strings.Split(strings.TrimSuffix(u.Path, "/"), "/")
+	for i, seg := range escaped {
+		bad := strings.Contains(strings.ToUpper(seg), "%2F") || i > 0 && seg == ""
+		if i < len(decoded) {
+			bad = bad || decoded[i] == "." || decoded[i] == ".."
+		}
+		if bad {
+			return "", venue.Errorf(venue.EINVALID, "public base URL %q has a path segment %q: give the path as written, without empty, '.' or '..' segments or an escaped '/'", baseURL, seg)
 		}
 	}
 	// did:web's characters: a port's colon and an IPv6 host's brackets
@@ -85,7 +92,7 @@ func DIDWeb(baseURL string) (string, error) {
 	did := "did:web:" + host
 	for _, seg := range strings.Split(strings.Trim(u.Path, "/"), "/") {
 		if seg != "" {
-			did += ":" + url.PathEscape(seg)
+			did += ":" + strings.ReplaceAll(url.PathEscape(seg), ":", "%3A") // a colon would split the segment
 		}
 	}
 	return did, nil

@@ -17,8 +17,12 @@ func TestDIDWeb(t *testing.T) {
 		{"a fragment", "http://example.com/#f", "", "no user info, query or fragment"},
 		{"a port out of range", "http://example.com:99999", "", "want 1 to 65535"},
 		{"an empty port", "https://venue.example.com:", "", "want 1 to 65535"},
-		{"an escaped slash", "https://example.com/a%2Fb", "", "without '.', '..' or an escaped '/'"},
-		{"dot segments", "https://example.com/./x/../", "", "without '.', '..' or an escaped '/'"},
+		{"an escaped slash", "https://example.com/a%2Fb", "", "or an escaped '/'"},
+		{"dot segments", "https://example.com/./x/../", "", "'.' or '..' segments"},
+		{"escaped dot segments", "https://example.com/%2e%2e/evil", "", "'.' or '..' segments"},
+		{"an empty segment", "https://example.com//x", "", "without empty"},
+		{"a colon in a segment", "https://example.com/a:b", "did:web:example.com:a%3Ab", ""},
+		{"a port with a leading zero", "http://example.com:08080", "", "without leading zeros"},
 		{"an IPv6 host", "https://[::1]:8443", "did:web:%5B%3A%3A1%5D%3A8443", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

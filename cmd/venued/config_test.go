@@ -98,6 +98,7 @@ func TestIsHelp(t *testing.T) {
 		{[]string{"--help"}, true}, {[]string{"-h"}, true}, {[]string{"help"}, true},
 		{[]string{"token", "--help"}, true}, {[]string{"--listen", "127.0.0.1:1", "--help"}, true}, {[]string{"help", "--store", "x"}, true},
 		{nil, false}, {[]string{"venue.json"}, false}, {[]string{"venue.json", "help"}, false},
+		{[]string{"--name", "-h"}, false}, {[]string{"--name=--help"}, false}, {[]string{"--name", "x", "-h"}, true},
 	} {
 		if got := isHelp(tc.args); got != tc.want {
 			t.Errorf("isHelp(%q) = %v, want %v", tc.args, got, tc.want)

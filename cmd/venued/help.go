@@ -1,5 +1,7 @@
 package main
 
+import "strings"
+
 // helpText is what venued -h prints: the commands, and where the full
 // table of settings is.
 const helpText = `venued: a grid venue (README.md has the walk-through and every setting).
@@ -22,13 +24,19 @@ usage:
 `
 
 // isHelp reports whether args ask for help rather than a venue: the help
-// command, or -h or --help anywhere (venued token --help too).
+// command, or -h or --help anywhere (venued token --help too) but as the
+// value of a flag (--name -h names the venue "-h").
 func isHelp(args []string) bool {
-	for i, a := range args {
-		switch {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
 		case i == 0 && a == "help", a == "-h", a == "-help", a == "--help":
 			return true
+		case valueFlags[strings.TrimLeft(a, "-")] && strings.HasPrefix(a, "-"):
+			i++ // its value follows
 		}
 	}
 	return false
 }
+
+// valueFlags are the flags of venued and venued token that take a value.
+var valueFlags = map[string]bool{"config": true, "listen": true, "store": true, "url": true, "name": true, "seed": true, "ttl": true}
