@@ -499,7 +499,10 @@ func userInfoReach(s string) int {
 		return n
 	}
 	if at := strings.IndexByte(run[n:], '@'); at >= 0 {
-		return n + at + 1
+		// On through the host after it, so that the user info ends at the
+		// authority's last '@' as in any other URL.
+		at += n + 1
+		return at + authorityLen(run[at:])
 	}
 	return n
 }
