@@ -165,7 +165,8 @@ func (env *Env) Log(ctx context.Context, level slog.Level, msg string) {
 }
 
 // mayUseSecret lets a job running code a user uploaded resolve or store
-// only the secrets its input names ("s/NAME", or a {s/NAME} placeholder):
+// only the secrets its input names ("s/NAME", "/s/NAME", or a {s/NAME}
+// placeholder):
 // the code may be anyone's, and its caller, whose secrets they are, says
 // which of them it may use. An audit's uploaded "uppercase" sent the
 // caller's OPENAI_API_KEY to its author's server. The venue's own
