@@ -29,16 +29,7 @@ func CaseVariant(b []byte, names []string) (got, want string) {
 	}
 	// A key with an escape or beyond ASCII, which Key declines, or no
 	// object at all: encoding/json reads the names.
-	var members map[string]json.RawMessage
-	if json.Unmarshal(b, &members) != nil {
-		return "", ""
-	}
-	keys := make([]string, 0, len(members))
-	for k := range members {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range memberNames(b) {
 		if want = variantOf(k, names); want != "" {
 			return k, want
 		}
@@ -65,15 +56,7 @@ func variantOf(key string, names []string) string {
 // struct field reads whichever comes last, so one of them stands in for
 // the other unseen. b must be valid JSON; anything but an object has none.
 func CaseTwins(b []byte) (string, string) {
-	var members map[string]json.RawMessage
-	if json.Unmarshal(b, &members) != nil {
-		return "", ""
-	}
-	keys := make([]string, 0, len(members))
-	for k := range members {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := memberNames(b)
 	seen := make(map[string]string, len(keys))
 	for _, k := range keys {
 		f := foldKey(k)
@@ -97,4 +80,19 @@ func foldKey(s string) string {
 		b.WriteRune(least)
 	}
 	return b.String()
+}
+
+// memberNames returns the member names of the object b as encoding/json
+// decodes them, sorted; none if b is no object.
+func memberNames(b []byte) []string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return nil
+	}
+	keys := make([]string, 0, len(members))
+	for k := range members {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
