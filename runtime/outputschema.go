@@ -46,21 +46,13 @@ func (e *Engine) checkDeclaredOutput(op *venue.Operation, out json.RawMessage) e
 
 // outputSchema returns op's compiled output schema, compiling it once.
 func (e *Engine) outputSchema(op *venue.Operation) (*compiledSchema, error) {
-	e.schemas.mu.Lock()
-	s, ok := e.schemas.outputs[op.Asset]
-	e.schemas.mu.Unlock()
-	if ok {
+	if s, ok := e.schemas.compiled(&e.schemas.outputs, op.Asset); ok {
 		return s, nil
 	}
 	s, err := CompileSchema(op.Path, op.Output)
 	if err != nil {
 		return nil, err
 	}
-	e.schemas.mu.Lock()
-	if e.schemas.outputs == nil || len(e.schemas.outputs) >= schemaCacheMax {
-		e.schemas.outputs = map[venue.AssetID]*compiledSchema{}
-	}
-	e.schemas.outputs[op.Asset] = s
-	e.schemas.mu.Unlock()
+	e.schemas.putCompiled(&e.schemas.outputs, op.Asset, s)
 	return s, nil
 }

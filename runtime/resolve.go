@@ -168,3 +168,21 @@ func (s *schemaCache) putOp(id venue.AssetID, op *venue.Operation) {
 	}
 	s.ops[id] = op
 }
+
+// compiled returns the schema kept in *m (s.schemas or s.outputs) for id.
+func (s *schemaCache) compiled(m *map[venue.AssetID]*compiledSchema, id venue.AssetID) (*compiledSchema, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := (*m)[id]
+	return c, ok
+}
+
+// putCompiled keeps c in *m for id, starting the map afresh when full.
+func (s *schemaCache) putCompiled(m *map[venue.AssetID]*compiledSchema, id venue.AssetID, c *compiledSchema) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if *m == nil || len(*m) >= schemaCacheMax {
+		*m = map[venue.AssetID]*compiledSchema{}
+	}
+	(*m)[id] = c
+}

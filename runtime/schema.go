@@ -171,10 +171,7 @@ func plainNumber(r *big.Rat) string {
 
 // inputSchema returns op's compiled input schema, compiling it once.
 func (e *Engine) inputSchema(op *venue.Operation) (*compiledSchema, error) {
-	e.schemas.mu.Lock()
-	s, ok := e.schemas.schemas[op.Asset]
-	e.schemas.mu.Unlock()
-	if ok {
+	if s, ok := e.schemas.compiled(&e.schemas.schemas, op.Asset); ok {
 		return s, nil
 	}
 	s, err := CompileSchema(op.Path, op.Input)
@@ -189,12 +186,7 @@ func (e *Engine) inputSchema(op *venue.Operation) (*compiledSchema, error) {
 			s.names, s.inherited = s.names.merge(bs.names), true
 		}
 	}
-	e.schemas.mu.Lock()
-	if e.schemas.schemas == nil || len(e.schemas.schemas) >= schemaCacheMax {
-		e.schemas.schemas = map[venue.AssetID]*compiledSchema{}
-	}
-	e.schemas.schemas[op.Asset] = s
-	e.schemas.mu.Unlock()
+	e.schemas.putCompiled(&e.schemas.schemas, op.Asset, s)
 	return s, nil
 }
 
