@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -37,10 +36,7 @@ type HTTPResponse struct {
 	URL     string            `json:"url"` // after redirects
 }
 
-var (
-	placeholder = regexp.MustCompile(`\{s/([A-Za-z0-9][A-Za-z0-9_.-]*)\}`)
-	httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
-)
+var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
 
 // HTTP makes req for the job's caller: it resolves the secret references
 // (registering every value with the job's masker), checks the URL against
@@ -214,13 +210,13 @@ func (env *Env) resolveURL(ctx context.Context, raw string, query map[string]str
 			return nil, nil, venue.Errorf(venue.EINVALID, "URL %s carries a user name or password, which the venue sends only from a secret: write the user info as {s/NAME} placeholders (https://{s/USER}:{s/PASS}@host/...) or give the credential in secretHeaders", clipRef(redactUserInfo(raw, scheme+3, at)))
 		}
 	}
-	for _, m := range placeholder.FindAllStringSubmatchIndex(raw, -1) {
+	for _, m := range placeholders(raw) {
 		if scheme < 0 || m[0] < scheme {
 			// The scheme is checked and quoted in errors, which would
 			// quote a piece of the secret.
 			return nil, nil, venue.Errorf(venue.EINVALID, "URL %s must begin with its scheme written out (https:// or http://): a {s/NAME} placeholder may stand only after it", clipRef(raw))
 		}
-		name := raw[m[2]:m[3]]
+		name := raw[m[0]+len("{s/") : m[1]-1]
 		v, err := env.Secret(ctx, name)
 		if venue.ErrorCode(err) == venue.EFORBIDDEN {
 			return nil, nil, err

@@ -149,8 +149,28 @@ func authorityLen(s string) int {
 	return len(s)
 }
 
+// placeholders returns where each {s/NAME} placeholder stands in s, from
+// left to right, as start and end indices.
+func placeholders(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		j := strings.Index(s[i:], "{s/")
+		if j < 0 {
+			break
+		}
+		i += j
+		if n := placeholderLen(s[i:]); n > 0 {
+			out = append(out, [2]int{i, i + n})
+			i += n
+		} else {
+			i++
+		}
+	}
+	return out
+}
+
 // placeholderLen is the length of the {s/NAME} placeholder s begins with,
-// or 0.
+// or 0. This is the one place the placeholder's grammar is written.
 func placeholderLen(s string) int {
 	name, ok := strings.CutPrefix(s, "{s/")
 	if !ok {

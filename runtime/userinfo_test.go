@@ -73,3 +73,25 @@ func FuzzHideUserInfo(f *testing.F) {
 		}
 	})
 }
+
+// TestPlaceholders finds {s/NAME} as the placeholder grammar has it: a
+// name of letters, digits, '_', '.' and '-', starting with a letter or digit.
+func TestPlaceholders(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{"https://h/{s/KEY}?q={s/a.b-c_1}", []string{"{s/KEY}", "{s/a.b-c_1}"}},
+		{"{s/}{s/_x}{s/x y}{s/ok}", []string{"{s/ok}"}},
+		{"{s/{s/IN}}", []string{"{s/IN}"}},
+		{"no placeholder {s/", nil},
+	} {
+		var got []string
+		for _, m := range placeholders(tc.in) {
+			got = append(got, tc.in[m[0]:m[1]])
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("placeholders(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
