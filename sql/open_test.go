@@ -102,3 +102,36 @@ func TestOpen_UnknownScheme(t *testing.T) {
 		t.Fatalf("a refused store left %d files behind", len(entries))
 	}
 }
+
+// TestOpen_DSNErrorHidesPassword: a DSN that does not parse is refused
+// without quoting its password, since the error is logged: net/url quotes
+// the URL and the part it stopped at, lib/pq the words it cannot read.
+func TestOpen_DSNErrorHidesPassword(t *testing.T) {
+	for _, dsn := range []string{
+		"postgres://u:pa?sSECRET@127.0.0.1:1/db",
+		"postgres://u:SECRET@[::1/db",
+		"postgres://u:SE%zzCRET@h/db",
+		"postgres://u:SE/CRET@h/db",
+		"host=h password=SE CRET",
+		"host=h password='SECRET",
+		"host=h password=SECRET\\",
+		"host=h password=SE CRET port=CRET",
+	} {
+		_, err := Open(t.Context(), dsn, Options{})
+		if err == nil {
+			t.Fatalf("Open(%q) succeeded", dsn)
+		}
+		if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "sSE") || strings.Contains(msg, "CRET") {
+			t.Errorf("Open(%q) = %q, quotes the password", dsn, msg)
+		}
+	}
+}
+
+// TestOpen_DSNErrorKeepsOtherWords: what lib/pq quotes of settings other
+// than the password still tells the operator what to fix.
+func TestOpen_DSNErrorKeepsOtherWords(t *testing.T) {
+	_, err := Open(t.Context(), "host=h port=abc password=SECRET", Options{})
+	if err == nil || !strings.Contains(err.Error(), `"abc"`) || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("Open = %v, want the bad port quoted and no password", err)
+	}
+}

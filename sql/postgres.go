@@ -4,6 +4,9 @@ import (
 	"context"
 	dbsql "database/sql"
 	"errors"
+	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +28,7 @@ func (s *Store) openPostgres(ctx context.Context, dsn string) error {
 	s.dsn = dsn
 	cfg, err := pq.NewConfig(dsn)
 	if err != nil {
-		return err
+		return dsnError(err, dsn)
 	}
 	// Binary parameters send bytea (ids, records, content) as raw bytes
 	// instead of doubling them into hex text, and let a query that is not
@@ -52,3 +55,41 @@ func (s *Store) openPostgres(ctx context.Context, dsn string) error {
 	s.channel = channelFor(schema.String)
 	return nil
 }
+
+// dsnError keeps the password of a DSN that does not parse out of the
+// error, which is logged. net/url quotes the whole URL, and its reasons
+// the part they stopped at, which can be the password's (one holding '?'
+// or '/' ends the user info early); lib/pq quotes the words of a key=value
+// DSN it cannot read, which can be the password's after a space.
+func dsnError(err error, dsn string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return errors.New("the store's postgres:// URL does not parse; characters such as @ : / ? # % and spaces " +
+			"in its user name or password must be percent-encoded (%40 %3A %2F %3F %23 %25 %20)")
+	}
+	i := strings.Index(asciiLower(dsn), "password")
+	if i < 0 {
+		return err
+	}
+	tail := dsn[i:]
+	return errors.New(quoted.ReplaceAllStringFunc(err.Error(), func(q string) string {
+		if s, uerr := strconv.Unquote(q); uerr == nil && s != "" && !strings.Contains(tail, s) {
+			return q
+		}
+		return `"(hidden)"`
+	}))
+}
+
+// asciiLower lowers ASCII letters only, so indices stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// quoted finds the Go-quoted strings of an error message.
+var quoted = regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
