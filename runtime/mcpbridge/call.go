@@ -39,6 +39,11 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 	if strings.HasPrefix(op.Path, "v/ops/mcp/") {
 		scope = ScopeVenue
 	}
+	if scope == ScopeUser && m.Auth != "" {
+		if err := ownBridge(ctx, env, op, m.Bridge, u, m.Auth); err != nil {
+			return nil, err
+		}
+	}
 	bearer, err := b.bearer(ctx, env, scope, m.Auth, m.VenueSecret)
 	if err != nil {
 		return nil, err
@@ -62,6 +67,26 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 		out["structuredContent"] = res.StructuredContent
 	}
 	return json.Marshal(out)
+}
+
+// ownBridge checks that the caller added the bridge a tool's metadata
+// names, to the same server with the same secret, before that secret is
+// sent: the metadata of an asset is anyone's to write, and one registered
+// with "auth": "s/GITHUB_TOKEN" and a server of its author's would
+// otherwise carry each caller's token there. The record is read as the
+// caller unconfined: it is the venue's check, not a read for the job.
+func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridge, url, auth string) error {
+	owner := venue.WithCaller(ctx, venue.Caller{DID: env.Caller().DID})
+	p := &place{scope: ScopeUser, ctx: owner, e: env.Engine()}
+	if bridge != "" {
+		if r, err := p.load(bridge); err == nil && r.URL == url && r.Auth == auth {
+			return nil
+		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
+			return err
+		}
+	}
+	return venue.Errorf(venue.EFORBIDDEN, "Operation %s would send your secret %s to %s, but no MCP bridge of yours (w/mcp/%s) "+
+		"goes there with that secret: only a bridge you added with v/ops/mcp/server/add may use your secrets", op.Path, clip(auth), clip(url), clip(bridge))
 }
 
 // bearer resolves a bridge's token at call time: a user-scope bridge's
