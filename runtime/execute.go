@@ -122,8 +122,8 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 	if jsonscan.Compacted(out) {
 		return out, nil
 	}
-	if jsonscan.Deeper(out, maxDepth) {
-		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, more than the venue keeps", maxDepth)
+	if jsonscan.Deeper(out, maxOutputDepth) {
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, more than the venue keeps", maxOutputDepth)
 	}
 	var buf bytes.Buffer
 	if len(out) == 0 || json.Compact(&buf, out) != nil {
@@ -140,6 +140,13 @@ func (e *Engine) checkOutput(out json.RawMessage) (json.RawMessage, error) {
 // read of its record and of the caller's j/ with a 500. A thousand levels
 // is far past any real document and leaves every wrapper room.
 const maxDepth = 1000
+
+// maxOutputDepth bounds outputs, which may wrap what the venue keeps: a
+// read of a whole namespace answers a value maxDepth deep (see
+// refuseDeepAt) inside {"exists", "value"}. A read answers nothing deeper
+// than an output may be (see refuseDeepRead), so the read operations and
+// the /values endpoints agree.
+const maxOutputDepth = maxDepth + 8
 
 // refuseDeep refuses JSON nested past maxDepth, naming what it is.
 func refuseDeep(what string, b []byte) error {

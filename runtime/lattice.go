@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // The lattice is one tree of JSON values seen through the caller's eyes:
@@ -91,6 +92,9 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 		return &ReadResult{Exists: true, Value: json.RawMessage("null"), ValueBytes: len(v),
 			Type: typeOf(v), Truncated: true, Size: len(v)}, nil
 	}
+	if err := refuseDeepRead(p.String(), v, 1); err != nil {
+		return nil, err
+	}
 	return &ReadResult{Exists: true, Value: v, ValueBytes: len(v)}, nil
 }
 
@@ -117,6 +121,20 @@ func (e *Engine) Slice(ctx context.Context, path string, offset, limit int) (*Sl
 // SliceUpTo is Slice with a page of at most maxSize bytes (≤ 0 means
 // DefaultMaxReadSize; at most MaxReadSize counts).
 func (e *Engine) SliceUpTo(ctx context.Context, path string, offset, limit, maxSize int) (*SliceResult, error) {
+	res, err := e.sliceUpTo(ctx, path, offset, limit, maxSize)
+	if err != nil {
+		return res, err
+	}
+	for _, v := range res.Values {
+		// Inside "values" inside the answer.
+		if err := refuseDeepRead(path, v, 2); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (e *Engine) sliceUpTo(ctx context.Context, path string, offset, limit, maxSize int) (*SliceResult, error) {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxReadSize
 	}
@@ -281,28 +299,37 @@ func typeOf(v json.RawMessage) string {
 	return "Number"
 }
 
+// refuseDeepRead refuses to answer a value that, wrapped levels deep in
+// the answer, would nest past what an operation may output: the read
+// operations answer through their output and the /values endpoints
+// directly, and both must agree. Only a job's record (an output inside
+// it) or an output of a read can be that deep.
+func refuseDeepRead(path string, v json.RawMessage, wrapped int) error {
+	limit := maxOutputDepth - wrapped
+	if len(v) > 2*limit && jsonscan.Deeper(v, limit) {
+		return venue.Errorf(venue.EINVALID, "The value at %s nests more than %d levels deep, more than a read answers: read a path below it", path, limit)
+	}
+	return nil
+}
+
 // walk descends from the JSON value v along segs: object members by key,
 // array elements by index.
 func walk(v json.RawMessage, segs []string) (json.RawMessage, bool) {
 	for _, s := range segs {
 		switch typeOf(v) {
 		case "Map":
-			var m map[string]json.RawMessage
-			if json.Unmarshal(v, &m) != nil {
-				return nil, false
-			}
-			next, ok := m[s]
+			_, vs, ve, ok := memberValue(v, s)
 			if !ok {
 				return nil, false
 			}
-			v = next
+			v = v[vs:ve]
 		case "Vector":
-			var a []json.RawMessage
 			i, err := vectorIndex(s)
-			if json.Unmarshal(v, &a) != nil || err != nil || i < 0 || i >= len(a) {
+			start, end, _, ok := element(v, i)
+			if err != nil || !ok {
 				return nil, false
 			}
-			v = a[i]
+			v = v[start:end]
 		default:
 			return nil, false
 		}

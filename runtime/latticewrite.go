@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // DefaultMaxValueSize bounds one stored lattice value.
@@ -23,6 +24,9 @@ func (e *Engine) Write(ctx context.Context, path string, value json.RawMessage) 
 		return err
 	}
 	v, err := e.checkValue(value)
+	if err == nil {
+		err = refuseDeepAt(p, v, 0)
+	}
 	if err != nil {
 		return err
 	}
@@ -56,19 +60,23 @@ func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage)
 		return 0, err
 	}
 	v, err := e.checkValue(value)
+	if err == nil {
+		err = refuseDeepAt(p, v, 1)
+	}
 	if err != nil {
 		return 0, err
 	}
 	index := 0
 	err = e.store.UpdatePaths(ctx, c.DID, p.String(), func(rows []ValueRow) ([]ValueRow, []string, error) {
 		cur, ok := stored(rows, p.String())
-		var list []json.RawMessage
-		if ok && json.Unmarshal(cur, &list) != nil {
+		if t := typeOf(cur); ok && t != "Vector" && t != "Null" {
 			return nil, nil, venue.Errorf(venue.EINVALID, "Cannot append to %s: it holds %s, not a vector", p, withArticle(jsonKind(cur)))
 		}
-		index = len(list)
-		next, _ := json.Marshal(append(list, v))
-		return e.bounded(setRows(rows, p.String(), next))
+		if !ok || typeOf(cur) == "Null" {
+			cur = nil
+		}
+		index = elementCount(cur)
+		return e.bounded(setRows(rows, p.String(), withElement(cur, v)))
 	})
 	return index, err
 }
@@ -83,8 +91,11 @@ func (e *Engine) Copy(ctx context.Context, from, to string) error {
 	if !res.Exists {
 		return venue.Errorf(venue.ENOTFOUND, "Nothing to copy at %s", from)
 	}
+	if res.Truncated && res.ValueBytes == 0 {
+		return venue.Errorf(venue.ETOOLARGE, "Cannot copy %s: it holds too many entries to read at once; copy its parts (list or slice names them)", from)
+	}
 	if res.Truncated {
-		return venue.Errorf(venue.ETOOLARGE, "Cannot copy %s: its %d bytes exceed the value size limit", from, res.ValueBytes)
+		return venue.Errorf(venue.ETOOLARGE, "Cannot copy %s: its %d bytes exceed the value size limit of %d", from, res.ValueBytes, e.maxValueSize())
 	}
 	return e.Write(ctx, to, res.Value)
 }
@@ -178,6 +189,20 @@ func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
 	return buf.Bytes(), nil
 }
 
+// refuseDeepAt refuses a value that would nest past maxDepth counted from
+// its namespace's map: written at w/a/b (or appended there, extra 1), it
+// stands three levels below what a read of w answers. Counting the value
+// alone would let a deep value below a deep one build a document no read
+// of its namespace could answer.
+func refuseDeepAt(p venue.Path, v json.RawMessage, extra int) error {
+	below := len(p.Segments) - 1 + extra
+	if jsonscan.Deeper(v, maxDepth-below) {
+		return venue.Errorf(venue.EINVALID, "Value at %s nests more than %d levels deep, which %d levels below %s/ is more than the %d the venue keeps: store it higher up, or nest it less",
+			p, maxDepth-below, below, p.Namespace(), maxDepth)
+	}
+	return nil
+}
+
 // stored is assemble for the rows UpdatePaths gives, whose rows below path
 // carry no value: a map made of them comes back as {}, enough to tell its
 // kind.
@@ -240,7 +265,8 @@ func deleteRows(rows []ValueRow, path string) ([]ValueRow, []string, bool, error
 // setIn returns doc, the value at path at, with v stored at segs below it,
 // creating maps where nothing (or null) is. A vector element is replaced
 // by index. A string, number or boolean in the way is refused rather than
-// replaced by a map: writing below a value must not lose it.
+// replaced by a map: writing below a value must not lose it. The rest of
+// doc is kept as written (see splice.go).
 func setIn(doc json.RawMessage, at string, segs []string, v json.RawMessage) (json.RawMessage, error) {
 	if len(segs) == 0 {
 		return v, nil
@@ -248,68 +274,67 @@ func setIn(doc json.RawMessage, at string, segs []string, v json.RawMessage) (js
 	below := at + "/" + segs[0]
 	switch typeOf(doc) {
 	case "Vector":
-		var a []json.RawMessage
-		json.Unmarshal(doc, &a)
 		i, err := vectorIndex(segs[0])
-		if err != nil || i < 0 || i >= len(a) {
-			return nil, venue.Errorf(venue.EINVALID, "Index %q is not in the vector of %d elements: use 0 to %d, or append", segs[0], len(a), len(a)-1)
+		start, end, n, ok := element(doc, i)
+		if err != nil || !ok {
+			n = elementCount(doc)
+			return nil, venue.Errorf(venue.EINVALID, "Index %q is not in the vector of %d elements: use 0 to %d, or append", segs[0], n, n-1)
 		}
-		next, err := setIn(a[i], below, segs[1:], v)
-		a[i] = next
-		out, _ := json.Marshal(a)
-		return out, err
+		next, err := setIn(doc[start:end], below, segs[1:], v)
+		if err != nil {
+			return nil, err
+		}
+		return splice(doc, start, end, next), nil
 	case "Map":
-		var m map[string]json.RawMessage
-		json.Unmarshal(doc, &m)
-		next, err := setIn(m[segs[0]], below, segs[1:], v)
-		m[segs[0]] = next
-		out, _ := json.Marshal(m)
-		return out, err
+		if _, vs, ve, ok := memberValue(doc, segs[0]); ok {
+			next, err := setIn(doc[vs:ve], below, segs[1:], v)
+			if err != nil {
+				return nil, err
+			}
+			return splice(doc, vs, ve, next), nil
+		}
+		next, err := setIn(nil, below, segs[1:], v)
+		if err != nil {
+			return nil, err
+		}
+		return withMember(doc, segs[0], next), nil
 	case "Null": // nothing there, or null
 		next, err := setIn(nil, below, segs[1:], v)
-		out, _ := json.Marshal(map[string]json.RawMessage{segs[0]: next})
-		return out, err
+		if err != nil {
+			return nil, err
+		}
+		return withMember(nil, segs[0], next), nil
 	}
 	return nil, venue.Errorf(venue.EINVALID, "Cannot write below %s: it holds %s, not a map or vector; write %s itself to replace it", at, withArticle(jsonKind(doc)), at)
 }
 
 // deleteIn returns doc without the value at segs and whether it was there.
 func deleteIn(doc json.RawMessage, segs []string) (json.RawMessage, bool, error) {
+	var start, vs, ve int
 	switch typeOf(doc) {
 	case "Map":
-		var m map[string]json.RawMessage
-		json.Unmarshal(doc, &m)
-		child, ok := m[segs[0]]
-		if !ok {
+		var ok bool
+		if start, vs, ve, ok = memberValue(doc, segs[0]); !ok {
 			return doc, false, nil
 		}
-		if len(segs) == 1 {
-			delete(m, segs[0])
-		} else if next, found, err := deleteIn(child, segs[1:]); err != nil || !found {
-			return doc, found, err
-		} else {
-			m[segs[0]] = next
-		}
-		out, _ := json.Marshal(m)
-		return out, true, nil
 	case "Vector":
-		var a []json.RawMessage
-		json.Unmarshal(doc, &a)
 		i, err := vectorIndex(segs[0])
-		if err != nil || i < 0 || i >= len(a) {
+		var ok bool
+		if start, ve, _, ok = element(doc, i); err != nil || !ok {
 			return doc, false, nil
 		}
-		if len(segs) == 1 {
-			a = append(a[:i], a[i+1:]...)
-		} else if next, found, err := deleteIn(a[i], segs[1:]); err != nil || !found {
-			return doc, found, err
-		} else {
-			a[i] = next
-		}
-		out, _ := json.Marshal(a)
-		return out, true, nil
+		vs = start
+	default:
+		return doc, false, nil
 	}
-	return doc, false, nil
+	if len(segs) == 1 {
+		return cut(doc, start, ve), true, nil
+	}
+	next, found, err := deleteIn(doc[vs:ve], segs[1:])
+	if err != nil || !found {
+		return doc, found, err
+	}
+	return splice(doc, vs, ve, next), true, nil
 }
 
 // withArticle puts "a" or "an" before a kind of JSON value.

@@ -16,7 +16,7 @@ func TestCheckOutput(t *testing.T) {
 	e := &Engine{cfg: Config{MaxOutputSize: 1 << 20}, checkers: map[string]ModuleChecker{"wasm": noCheck{}}}
 	uploaded := &venue.Operation{Name: "wasm:upper", Adapter: "wasm"} // as "wasm", its family
 	builtin := &venue.Operation{Name: "core:read", Adapter: "core"}
-	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
+	deep := strings.Repeat("[", 1009) + strings.Repeat("]", 1009)
 	for _, tc := range []struct {
 		name string
 		op   *venue.Operation
@@ -26,7 +26,7 @@ func TestCheckOutput(t *testing.T) {
 		{"compact JSON", uploaded, `{"a":"é"}`, ""},
 		{"bytes that are not UTF-8", builtin, "{\"a\":\"\xff\xfe\"}", "Operation returned output that is not UTF-8 text, as JSON must be"},
 		{"not JSON", builtin, `{"a":`, "Operation returned output that is not JSON"},
-		{"nested too deep", builtin, deep, "Operation returned output nested more than 1000 levels deep, more than the venue keeps"},
+		{"nested too deep", builtin, deep, "Operation returned output nested more than 1008 levels deep, more than the venue keeps"},
 		{"nested as deep as kept", builtin, deep[1 : len(deep)-1], ""},
 		{"a member twice, from uploaded code", uploaded, `{"a":1,"a":2}`, `Operation returned output that gives the member "a" twice in one object`},
 		{"a member twice, from the venue's own code", builtin, `{"a":1,"a":2}`, ""},

@@ -270,3 +270,42 @@ func TestREST_ValuesSliceMaxSize(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_DeepValuesReadAlike: the deepest value a write takes reads back
+// whole through /values/read and core:read alike, and when reads of reads
+// nest ever deeper (a job's record holds its output), both doors refuse
+// the same one with the same message, never one answering and the other
+// failing.
+func TestREST_DeepValuesReadAlike(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		deep := strings.Repeat("[", 999) + strings.Repeat("]", 999)
+		if r := c.run(t, "v/ops/core/write", `{"path": "w/d", "value": `+deep+`}`); r.status != 200 {
+			t.Fatalf("write 999 levels at w/d: %d %s", r.status, r.body)
+		}
+		if r := c.run(t, "v/ops/core/write", `{"path": "w/e/f", "value": `+deep+`}`); r.status != 400 ||
+			!strings.Contains(string(r.body), "more than the 1000 the venue keeps") {
+			t.Fatalf("write 999 levels at w/e/f: %d %s", r.status, r.body)
+		}
+		path := "w"
+		for i := 0; ; i++ {
+			rest := c.do(t, "GET", "/api/v1/values/read?path="+url.QueryEscape(path), nil)
+			job := invokeJob(t, c, `{"operation": "v/ops/core/read", "wait": true, "input": {"path": "`+path+`"}}`)
+			if rest.status == 200 {
+				if job.Status != "COMPLETE" {
+					t.Fatalf("read %d of %s: /values/read answers, core:read %s: %s", i, path, job.Status, job.Error)
+				}
+				path = "j/" + job.ID // the next read reads this one's record
+				continue
+			}
+			var e struct{ Error string }
+			rest.json(t, &e)
+			if rest.status != 400 || job.Status == "COMPLETE" || job.Error != e.Error || !strings.Contains(e.Error, "more than a read answers") {
+				t.Fatalf("read %d of %s: /values/read %d %q, core:read %s %q", i, path, rest.status, e.Error, job.Status, job.Error)
+			}
+			if i == 0 {
+				t.Fatal("the namespace holding the deepest value written does not read")
+			}
+			return
+		}
+	})
+}
