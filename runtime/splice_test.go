@@ -39,7 +39,7 @@ func TestSetIn_KeepsTheRest(t *testing.T) {
 func TestDeleteIn_KeepsTheRest(t *testing.T) {
 	for _, tc := range []struct {
 		name, doc, path, want string
-		found              bool
+		found                 bool
 	}{
 		{"the first member", `{"a":1,"b":"<"}`, "a", `{"b":"<"}`, true},
 		{"the last member", `{"a":1,"b":"<"}`, "b", `{"a":1}`, true},
