@@ -32,6 +32,11 @@ type job struct {
 	// or AUTH_REQUIRED), which ends its invoker's wait: only a reply can
 	// move it on. Nil for jobs no invoke here waits for.
 	asks chan struct{}
+	// moved (set when the job is made, never changed) is closed when
+	// another node took the job over (it was resumed
+	// there): an invoke waiting here follows it in the store instead.
+	moved chan struct{}
+	gone  bool // moved is closed
 }
 
 // Causes with which an execution's context is cancelled.

@@ -152,7 +152,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
 		Operation: req.Operation, Name: op.RecordName(), Caller: c.DID, Input: maskFields(hideUserInfo(input), op.SecretFields),
 		Parent: req.Parent, Version: 1}
-	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil,
+	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil, moved: make(chan struct{}),
 		done: make(chan struct{}), inbox: make(chan struct{}, 1)}
 	if req.Wait > 0 {
 		j.asks = make(chan struct{}) // only a waiting invoke listens
@@ -208,6 +208,7 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	defer timer.Stop()
 	var rec *venue.Job
 	var t *ticket
+	moved := j.moved
 	for asks := j.asks; ; {
 		select {
 		case <-asks: // the caller holds the next move: waiting longer is waiting on itself
@@ -217,6 +218,9 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 			}
 		case <-j.done:
 			rec, t = j.snapshotTicket()
+		case <-moved:
+			rec, err := e.awaitElsewhere(ctx, j.id, timer.C)
+			return rec, nil, err
 		case <-timer.C:
 			rec, t = j.snapshotTicket()
 		case <-ctx.Done():
@@ -228,7 +232,42 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	if t.err != nil {
 		return nil, nil, storeFailed(t.err)
 	}
+	if t.lost {
+		// Another node's write of the job won (a cancel sent there as the
+		// job ended here): the answer is what the store kept, which
+		// adopt has made j's record.
+		rec, _ = j.snapshotTicket()
+		return rec, nil, nil
+	}
 	return rec, t.written(rec), nil
+}
+
+// awaitElsewhere waits, as await does, for a job another node has taken
+// over, following its record in the store.
+func (e *Engine) awaitElsewhere(ctx context.Context, id venue.JobID, timeout <-chan time.Time) (*venue.Job, error) {
+	ch := e.hub.subscribe(id) // before the read, so no change falls between
+	defer e.hub.unsubscribe(id, ch)
+	row, err := e.store.Job(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := decodeRow(row)
+	for err == nil && !rec.Status.Terminal() && !asking(rec.Status) {
+		select {
+		case n, ok := <-ch:
+			if !ok {
+				return rec, nil // fell behind: the record as last seen
+			}
+			if n.Version > rec.Version {
+				rec = n
+			}
+			continue
+		case <-timeout:
+		case <-ctx.Done():
+		}
+		break
+	}
+	return rec, err
 }
 
 // asking reports whether a job in status s waits on its caller.

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"time"
@@ -167,36 +168,53 @@ func (e *Engine) retarget(j *job, s venue.JobStatus, stop error) {
 // here.
 func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*venue.Job) (venue.JobStatus, error),
 	edit func(*venue.Job)) (*venue.Job, error) {
-	s, err := rule(rec)
-	if err != nil || rec.Status.Terminal() {
-		return rec, err
+	for tries := 0; ; tries++ {
+		s, err := rule(rec)
+		if err != nil || rec.Status.Terminal() {
+			return rec, err
+		}
+		n := rec.Next(s, e.ms())
+		if edit != nil {
+			edit(n)
+		}
+		applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
+		if err != nil {
+			return nil, storeFailed(err)
+		}
+		if applied[0] {
+			e.hub.publish(n)
+			if s == venue.StatusStarted {
+				e.adoptStored(ctx, n)
+			}
+			return n, nil
+		}
+		// Another node changed the job first: judge the command again
+		// against what it wrote (a second cancel of a job now CANCELLED
+		// answers it, as on one node).
+		if tries == 2 {
+			return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", rec.ID)
+		}
+		row, err := e.store.Job(ctx, rec.ID)
+		if err != nil {
+			return nil, storeFailed(err)
+		}
+		if rec, err = decodeRow(row); err != nil {
+			return nil, err
+		}
 	}
-	n := rec.Next(s, e.ms())
-	if edit != nil {
-		edit(n)
-	}
-	applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
-	if err != nil {
-		return nil, storeFailed(err)
-	}
-	if !applied[0] {
-		return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", rec.ID)
-	}
-	e.hub.publish(n)
-	if s == venue.StatusStarted {
-		e.adoptStored(ctx, n)
-	}
-	return n, nil
 }
 
 // adoptStored takes over execution of a stored job that was resumed here.
 func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
-	c := venue.Caller{DID: rec.Caller}
+	// The record keeps the caller's DID only. The anonymous identity is
+	// known by its DID, and must stay anonymous: resumed as its owner it
+	// could write where anonymous callers may only invoke.
+	c := venue.Caller{DID: rec.Caller, Anonymous: rec.Caller == e.publicDID}
 	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec, spawned: rec.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
 	op, err := e.resolve(ctx, c, rec.Operation)
-	if err == nil && len(op.SecretFields) > 0 {
-		err = venue.Errorf(venue.ECONFLICT, "Job cannot resume on this node: its secret inputs are kept only by the node that started it")
+	if err == nil {
+		err = portable(rec, op)
 	}
 	e.jobs.put(j)
 	e.unfinished.Add(1)
@@ -208,6 +226,25 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	}
 	j.op = op
 	e.launch(j, j.run)
+}
+
+// portable refuses to run a stored job on another node than the one that
+// started it when its record does not hold all it ran with: its input as
+// given (secret fields, and URL user info, are hidden in the record), or
+// the authority of the job that spawned it (an agent's bound, a parent's
+// grants). Run from the record, it would send the wrong credentials or
+// act with more authority than it had.
+func portable(rec *venue.Job, op *venue.Operation) error {
+	const why = "Job cannot resume on this node: "
+	switch {
+	case len(op.SecretFields) > 0:
+		return venue.Errorf(venue.ECONFLICT, why+"its secret inputs are kept only by the node that started it")
+	case bytes.Contains(rec.Input, []byte(Hidden+"@")):
+		return venue.Errorf(venue.ECONFLICT, why+"its input held a URL password, which is kept only by the node that started it")
+	case rec.Parent != nil:
+		return venue.Errorf(venue.ECONFLICT, why+"it was started by job %s, whose authority only the node that ran it holds", rec.Parent)
+	}
+	return nil
 }
 
 func doneTicket() *ticket {

@@ -63,6 +63,10 @@ func (e *Engine) adopt(j *job) {
 	if rec.Status.Terminal() || rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused {
 		e.jobs.drop(j)
 	}
+	if rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused && j.moved != nil && !j.gone {
+		close(j.moved) // resumed on another node, which runs it now
+		j.gone = true
+	}
 	e.hub.publish(rec)
 }
 

@@ -63,13 +63,16 @@ type ticket struct {
 	// which a door answering with that record sends as is.
 	job  *venue.Job
 	json []byte
+	// lost is set when the store kept another node's record of the job
+	// instead (first writer wins): what was handed in was not written.
+	lost bool
 }
 
 // written returns the JSON written for rec, or nil if the ticket's write
 // was of another record (a later one coalesced into it) or failed.
 // Call once done is closed.
 func (t *ticket) written(rec *venue.Job) []byte {
-	if t.err != nil || t.job != rec {
+	if t.err != nil || t.lost || t.job != rec {
 		return nil
 	}
 	return t.json
@@ -238,6 +241,7 @@ func (w *writer) flush(batch []*pendingRow) {
 	w.onFlush(rows, applied, err)
 	for i, p := range batch {
 		p.ticket.err, p.ticket.job, p.ticket.json = err, p.job, rows[i].Record
+		p.ticket.lost = err == nil && !applied[i]
 		close(p.ticket.done)
 	}
 }

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gridvenue/venue/sql/sqltest"
+)
+
+// twoNodes starts two venue processes on one fresh Postgres schema, as one
+// venue behind a load balancer: one URL, so one DID and one anonymous
+// identity.
+func twoNodes(t *testing.T, opts ...func(*Config)) (a, b *client) {
+	t.Helper()
+	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
+	on := true
+	opts = append([]func(*Config){func(c *Config) { c.URL, c.TestOps = "http://venue.test", &on }}, opts...)
+	return newClient(MustRunMain(t, dsn, opts...)), newClient(MustRunMain(t, dsn, opts...))
+}
+
+func (c *client) command(t *testing.T, id, what string) reply {
+	t.Helper()
+	return c.do(t, "PUT", "/api/v1/jobs/"+id+"/"+what, nil)
+}
+
+// waitJob polls c until the job has status s.
+func (c *client) waitJob(t *testing.T, id, s string) jobJSON {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var j jobJSON
+		c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
+		if j.Status == s {
+			return j
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("job %s is %s, want %s", id, j.Status, s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestNodes_ResumeKeepsWhoRunsIt: a job paused on one node and resumed on
+// the other runs as the same caller, with what it was given, or not at
+// all: an anonymous caller, who may invoke but not write, stays one, and a
+// job whose record hides part of its input is refused on the other node
+// with a message saying why, not run on the record's copy.
+func TestNodes_ResumeKeepsWhoRunsIt(t *testing.T) {
+	a, b := twoNodes(t, func(c *Config) {
+		c.Auth.Anonymous, c.Workers, c.CallerWorkers = "invoke", 4, 1
+	})
+	t.Run("an anonymous caller stays anonymous", func(t *testing.T) {
+		// The caller's one worker runs a slow job, so the write waits
+		// PENDING on a, where it is paused; b resumes it.
+		slow := invokeJob(t, a, `{"operation": "v/test/ops/delay", "input": {"ms": 1500}}`)
+		w := invokeJob(t, a, `{"operation": "v/ops/core/write", "input": {"path": "w/defaced", "value": 1}}`)
+		if r := a.command(t, w.ID, "pause"); r.status != 200 {
+			t.Fatalf("pause: %d %s", r.status, r.body)
+		}
+		b.waitJob(t, w.ID, "PAUSED")
+		if r := b.command(t, w.ID, "resume"); r.status != 200 {
+			t.Fatalf("resume on b: %d %s", r.status, r.body)
+		}
+		a.waitJob(t, slow.ID, "COMPLETE")
+		var end jobJSON
+		for _, s := range []string{"REJECTED", "FAILED", "COMPLETE"} {
+			var j jobJSON
+			a.do(t, "GET", "/api/v1/jobs/"+w.ID, nil).json(t, &j)
+			if j.Status == s {
+				end = j
+			}
+		}
+		if end.Status == "" {
+			end = b.waitJob(t, w.ID, "REJECTED")
+		}
+		if end.Status == "COMPLETE" || !strings.Contains(end.Error, "anonymous") {
+			t.Fatalf("the resumed write ended %s: %s", end.Status, end.Error)
+		}
+		if r := a.do(t, "GET", "/api/v1/values/read?path=w/defaced", nil); !strings.Contains(string(r.body), `"exists":false`) {
+			t.Fatalf("w/defaced was written: %s", r.body)
+		}
+	})
+}
+
+// TestNodes_CommandsRaceToOneAnswer: commands sent to both nodes at once
+// get the answers one node gives: two cancels of one job both answer 200
+// with the CANCELLED record; and an invoke waiting on one node for a job
+// resumed on the other answers when the job ends there, not at its wait's
+// end.
+func TestNodes_CommandsRaceToOneAnswer(t *testing.T) {
+	a, b := twoNodes(t)
+	t.Run("two cancels, one per node", func(t *testing.T) {
+		for range 10 {
+			j := invokeJob(t, a, `{"operation": "v/test/ops/never", "input": {}}`)
+			b.waitJob(t, j.ID, "STARTED")
+			var wg sync.WaitGroup
+			replies := make([]reply, 2)
+			for i, c := range []*client{a, b} {
+				wg.Go(func() { replies[i] = c.command(t, j.ID, "cancel") })
+			}
+			wg.Wait()
+			for i, r := range replies {
+				if r.status != 200 || !strings.Contains(string(r.body), `"status":"CANCELLED"`) {
+					t.Fatalf("cancel through node %d: %d %s", i, r.status, r.body)
+				}
+			}
+		}
+	})
+	t.Run("a wait answers what the store kept", func(t *testing.T) {
+		// A cancel on b as the job ends on a: whichever wins, the waiting
+		// invoke on a answers the record the store kept.
+		for i := range 30 {
+			var j jobJSON
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				a.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {"ms": 30}, "wait": true}`).json(t, &j)
+			})
+			time.Sleep(time.Duration(20+i%15) * time.Millisecond)
+			var list []string
+			b.do(t, "GET", "/api/v1/jobs", nil).json(t, &list)
+			if len(list) > 0 {
+				b.command(t, list[len(list)-1], "cancel")
+			}
+			wg.Wait()
+			var stored jobJSON
+			b.do(t, "GET", "/api/v1/jobs/"+j.ID, nil).json(t, &stored)
+			if stored.Status != j.Status {
+				t.Fatalf("round %d: the invoke answered %s, the store keeps %s", i, j.Status, stored.Status)
+			}
+		}
+	})
+	t.Run("a wait follows a job resumed elsewhere", func(t *testing.T) {
+		started := time.Now()
+		done := make(chan jobJSON, 1)
+		go func() {
+			var j jobJSON
+			a.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {"ms": 400}, "wait": 15000}`).json(t, &j)
+			done <- j
+		}()
+		var id string
+		for deadline := time.Now().Add(5 * time.Second); id == ""; {
+			if time.Now().After(deadline) {
+				t.Fatal("the delay job does not show STARTED")
+			}
+			var list []string
+			a.do(t, "GET", "/api/v1/jobs", nil).json(t, &list)
+			for _, x := range list {
+				var j jobJSON
+				a.do(t, "GET", "/api/v1/jobs/"+x, nil).json(t, &j)
+				if j.Status == "STARTED" && j.Operation == "v/test/ops/delay" {
+					id = x
+				}
+			}
+		}
+		if r := b.command(t, id, "pause"); r.status != 200 {
+			t.Fatalf("pause on b: %d %s", r.status, r.body)
+		}
+		a.waitJob(t, id, "PAUSED")
+		if r := b.command(t, id, "resume"); r.status != 200 {
+			t.Fatalf("resume on b: %d %s", r.status, r.body)
+		}
+		j := <-done
+		if j.Status != "COMPLETE" || time.Since(started) > 10*time.Second {
+			t.Fatalf("the wait on a answered %s after %v", j.Status, time.Since(started))
+		}
+	})
+}
