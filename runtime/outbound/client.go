@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -19,12 +20,13 @@ type Client struct {
 	policy   Policy
 	resolver *net.Resolver
 	http     *http.Client
+	own      []netip.Addr // the venue host's own addresses, read at New
 }
 
 // New returns a client enforcing p.
 func New(p Policy) *Client {
 	p.setDefaults()
-	c := &Client{policy: p, resolver: net.DefaultResolver}
+	c := &Client{policy: p, resolver: net.DefaultResolver, own: ownAddrs()}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		DialContext:           c.dialContext(dialer),
@@ -90,8 +92,44 @@ func (c *Client) resolve(ctx context.Context, host, hostport string) ([]netip.Ad
 		if internal(a) {
 			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets a private/internal address: %s (resolved to %s). Add the host to allowHosts if this is intentional.", host, a.Unmap())
 		}
+		if c.isOwn(a) {
+			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets an address of the venue's own host: %s (resolved to %s). Add the host to allowHosts if this is intentional.", host, a.Unmap())
+		}
 	}
 	return addrs, nil
+}
+
+// ownAddrs lists the addresses of the host's interfaces. A service bound
+// to every interface answers on each of them, so one that is public (or
+// in a range the address checks let through) would reach the venue host
+// itself as 127.0.0.1 would. Addresses added after the start are not
+// known; on failure the list is empty and the other checks still hold.
+func ownAddrs() []netip.Addr {
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var own []netip.Addr
+	for _, ia := range ifaddrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(n.IP); ok {
+				own = append(own, a.Unmap())
+			}
+		}
+	}
+	return own
+}
+
+// isOwn reports whether a is one of the host's own addresses, in any zone,
+// or an IPv6 address carrying one for a gateway to forward to (as internal
+// sees through NAT64 and 6to4).
+func (c *Client) isOwn(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	if slices.ContainsFunc(c.own, func(o netip.Addr) bool { return o.WithZone("") == a }) {
+		return true
+	}
+	v4, ok := embedded(a)
+	return ok && c.isOwn(v4)
 }
 
 // dialContext dials only addresses resolve approved, so a DNS answer that
