@@ -117,14 +117,17 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	return hreq, fills, names, err
 }
 
-// checkHeaders refuses header names that are no HTTP token and literal
-// values holding control characters, which net/http would refuse only
-// when sending, as a failure of the venue's. A secret's value is checked
-// where it is resolved, without quoting it.
+// checkHeaders refuses header names that are no HTTP token, headers the
+// venue sets itself, and literal values holding control characters, which
+// net/http would refuse only when sending, as a failure of the venue's. A
+// secret's value is checked where it is resolved, without quoting it.
 func checkHeaders(req HTTPRequest) error {
 	for k, v := range req.Headers {
 		if !validHeaderName(k) {
 			return venue.Errorf(venue.EINVALID, "Header name %q is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
+		}
+		if err := refuseVenueHeader("headers", k); err != nil {
+			return err
 		}
 		if !validHeaderValue(v) {
 			return venue.Errorf(venue.EINVALID, "The value of header %s holds a control character (a line break?): header values are one line of text", k)
@@ -134,6 +137,31 @@ func checkHeaders(req HTTPRequest) error {
 		if !validHeaderName(k) {
 			return venue.Errorf(venue.EINVALID, "Header name %q in secretHeaders is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
 		}
+		if err := refuseVenueHeader("secretHeaders", k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// venueHeaders are the headers net/http writes from the request itself,
+// dropping any value given for them, with what they are made from. Host
+// is not sent as given for a further reason: the outbound policy checks
+// the URL's host, and a virtual host of a server the policy allows may be
+// one it would refuse.
+var venueHeaders = map[string]string{
+	"Host":              "the URL's host",
+	"Content-Length":    "the body",
+	"Transfer-Encoding": "the body",
+	"Trailer":           "the body",
+}
+
+// refuseVenueHeader refuses a header of venueHeaders given in field: it
+// would be recorded in the job's input and silently not sent.
+func refuseVenueHeader(field, k string) error {
+	name := http.CanonicalHeaderKey(k)
+	if from, ok := venueHeaders[name]; ok {
+		return venue.Errorf(venue.EINVALID, "The header %s in %s is set by the venue from %s: leave it out", name, field, from)
 	}
 	return nil
 }
