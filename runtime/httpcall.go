@@ -36,6 +36,12 @@ type HTTPResponse struct {
 	URL     string            `json:"url"` // after redirects
 }
 
+// maxTimeoutMs bounds timeoutMs (a day, far beyond the venue's own
+// timeout, which bounds every request anyway), as the http operations'
+// input schema does: a longer one could overflow a time.Duration into an
+// immediate deadline.
+const maxTimeoutMs = 24 * 60 * 60 * 1000
+
 var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
 
 // HTTP makes req for the job's caller: it resolves the secret references
@@ -98,9 +104,9 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	}
 	env.maskUserInfo(u, fills)
 	body, ctype := requestBody(req.Body)
-	if req.TimeoutMs > 0 {
+	if ms := min(req.TimeoutMs, maxTimeoutMs); ms > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 		context.AfterFunc(ctx, cancel)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
@@ -338,6 +344,9 @@ func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPReques
 		v, err := env.credential(ctx, "bearerSecret", req.BearerSecret)
 		if err != nil {
 			return nil, err
+		}
+		if !validHeaderValue(v) {
+			return nil, venue.Errorf(venue.EINVALID, "The secret %s for bearerSecret holds a control character (a line break?): a header value is one line of text", req.BearerSecret)
 		}
 		h.Set("Authorization", "Bearer "+v)
 		names = append(names, "Authorization")

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -216,17 +217,37 @@ func describe(err error, u *url.URL) error {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return venue.Errorf(venue.ETIMEOUT, "Request to %s timed out", u.Hostname())
 	}
-	return venue.Errorf(venue.EUNAVAILABLE, "Request to %s failed: %s", u.Hostname(), lastPart(err))
+	return venue.Errorf(venue.EUNAVAILABLE, "Request to %s failed: %s", u.Hostname(), cause(err))
 }
 
-// lastPart keeps the innermost part of a wrapped network error, which names
-// the cause ("connection refused") without repeating the URL.
-func lastPart(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+// cause words what made a request fail: the kinds of failure recognised
+// here in the venue's words, any other as its innermost error says it,
+// whole. Cutting a message at its last ": ", as this once did, cut inside
+// the text a server sent, which net/http quotes (bad Content-Length
+// "Bearer abcd: efghijkl"), leaving the masker a piece of a credential it
+// did not know.
+func cause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens at that address and port"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the server reset the connection"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to the host's address"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection without answering"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection before the end of its answer"
+	case errors.Is(err, context.Canceled):
+		return "the request was cancelled"
 	}
-	return msg
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 func hostPort(u *url.URL) string {

@@ -273,3 +273,71 @@ func TestDo_BodyTimeoutIsATimeout(t *testing.T) {
 		t.Fatalf("reading a body cut off by the timeout: %v", err)
 	}
 }
+
+// rawServer answers every connection on loopback with answer, as written,
+// and closes it.
+func rawServer(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 4096))
+			io.WriteString(c, answer)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestDo_TransportErrorsAreWordedWhole checks a transport failure is worded
+// in the venue's words when its kind is known, and otherwise whole: the
+// server's text quoted in it is never cut (a cut at its last ": " left the
+// tail of a credential the server echoed, which the masker did not know).
+func TestDo_TransportErrorsAreWordedWhole(t *testing.T) {
+	refused, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedAddr := refused.Addr().String()
+	refused.Close()
+	for _, tc := range []struct{ name, scheme, addr, want string }{
+		{"a Content-Length quoting a value with a colon", "http", rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: Bearer abcd: efghijkl\r\n\r\n"),
+			`bad Content-Length "Bearer abcd: efghijkl"`},
+		{"a NUL in a header", "http", rawServer(t, "HTTP/1.1 200 OK\r\nX-A: a\x00b\r\nContent-Length: 2\r\n\r\nok"),
+			`malformed MIME header line: "X-A: a\x00b"`},
+		{"a Transfer-Encoding quoting a value", "http", rawServer(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: Bearer abcd: efghijkl\r\n\r\n"),
+			`unsupported transfer encoding: "Bearer abcd: efghijkl"`},
+		{"closed without an answer", "http", rawServer(t, ""), "the server closed the connection without answering"},
+		{"refused", "http", closedAddr, "connection refused: nothing listens at that address and port"},
+		{"https to a plain server", "https", rawServer(t, "HTTP/1.1 400 Bad Request\r\n\r\n"), "http: server gave HTTP response to HTTPS client"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(Policy{AllowHosts: []string{tc.addr}, Timeout: 5 * time.Second})
+			req, _ := http.NewRequest("GET", tc.scheme+"://"+tc.addr+"/", nil)
+			_, err := c.Do(req, nil)
+			want := "Request to 127.0.0.1 failed: " + tc.want
+			if venue.ErrorCode(err) != venue.EUNAVAILABLE || venue.ErrorMessage(err) != want {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+		})
+	}
+	t.Run("a body cut short", func(t *testing.T) {
+		addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc")
+		c := New(Policy{AllowHosts: []string{addr}})
+		req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
+		resp, err := c.Do(req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		if want := "Request to 127.0.0.1 failed: the server closed the connection before the end of its answer"; venue.ErrorMessage(err) != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
+	})
+}
