@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	venue "github.com/gridvenue/venue"
 )
 
 func TestGuest_Schema(t *testing.T) {
@@ -194,6 +197,47 @@ func TestGuest_HTTP(t *testing.T) {
 		{name: "a reference that resolves to nothing is named", op: "v/ops/http/get", in: `{"url":"{web}/x","bearerSecret":"s/NOT_STORED"}`,
 			wantErr: "Could not resolve bearerSecret reference: s/NOT_STORED (Secret not found: NOT_STORED)", wantSent: noRequest},
 	})
+}
+
+// TestGuest_HTTPBodyLimit checks one limit holds for every response body:
+// any body within it completes, whatever its bytes (a body of '<', NULs or
+// bytes that are not UTF-8 failed at a third of the limit, as a host
+// call's result too large), and the error past it states it.
+func TestGuest_HTTPBodyLimit(t *testing.T) {
+	const limit = 6 << 20 // the documented limit (README, the http ops' catalog)
+	s := mustStack(t)
+	for _, tc := range []struct {
+		name, query string
+		base64      bool
+	}{
+		{"'<' up to the limit comes as text", "byte=60&n=6291456", false},
+		{"NULs up to the limit come in base64", "byte=0&n=6291456", true},
+		{"bytes not UTF-8 up to the limit come in base64", "byte=255&n=6291456", true},
+		{"a gzip body inflating to the limit", "byte=0&n=6291456&gzip=1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := s.run(t, "v/ops/http/get", `{"url":"`+s.web.URL+`/fill?`+tc.query+`"}`)
+			var out struct {
+				Body       *string `json:"body"`
+				BodyBase64 []byte  `json:"bodyBase64"`
+			}
+			if j.Status != venue.StatusComplete || json.Unmarshal(j.Output, &out) != nil {
+				t.Fatalf("status %s, error %q", j.Status, j.Error)
+			}
+			if got := len(out.BodyBase64); tc.base64 && (got != limit || out.Body != nil) {
+				t.Fatalf("bodyBase64 of %d bytes, body %v", got, out.Body != nil)
+			}
+			if !tc.base64 && (out.Body == nil || len(*out.Body) != limit) {
+				t.Fatalf("no body of %d bytes of text", limit)
+			}
+		})
+	}
+	for _, query := range []string{"byte=60&n=6291457", "byte=0&n=6291457&gzip=1"} {
+		j := s.run(t, "v/ops/http/get", `{"url":"`+s.web.URL+`/fill?`+query+`"}`)
+		if want := "Response body exceeds the venue's limit of 6291456 bytes (6 MiB, counted after a Content-Encoding such as gzip is undone)"; j.Error != want {
+			t.Errorf("%s: status %s, error %q\nwant %q", query, j.Status, j.Error, want)
+		}
+	}
 }
 
 // shortSecret is the venue's refusal of a value too short to mask.

@@ -28,12 +28,13 @@ type HTTPRequest struct {
 	TimeoutMs     int               `json:"timeoutMs,omitempty"`     // at most the venue's own timeout
 }
 
-// HTTPResponse is what came back.
+// HTTPResponse is what came back. Its JSON form carries a body that is
+// not text in base64 (AppendJSON).
 type HTTPResponse struct {
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers"`
-	Body    string            `json:"body"`
-	URL     string            `json:"url"` // after redirects
+	Status  int
+	Headers map[string]string // names in lower case, repeated values joined with ", "
+	Body    string            // as received, up to Config.Outbound.MaxResponse bytes
+	URL     string            // after redirects
 }
 
 // maxTimeoutMs bounds timeoutMs (a day, far beyond the venue's own
@@ -74,12 +75,16 @@ func (env *Env) HTTP(ctx context.Context, req HTTPRequest) (*HTTPResponse, error
 func (env *Env) answer(resp *http.Response, body []byte, fills []fill) *HTTPResponse {
 	m := env.j.mask
 	out := &HTTPResponse{Status: resp.StatusCode, Headers: make(map[string]string, len(resp.Header)),
-		Body: m.text(string(body)), URL: m.text(restore(resp.Request.URL.String(), fills))}
+		Body: m.text(string(body)), URL: utf8Text(m.text(restore(resp.Request.URL.String(), fills)))}
 	for k, v := range resp.Header {
-		out.Headers[m.text(strings.ToLower(k))] = m.text(strings.Join(v, ", "))
+		out.Headers[utf8Text(m.text(strings.ToLower(k)))] = utf8Text(m.text(strings.Join(v, ", ")))
 	}
 	return out
 }
+
+// utf8Text makes s UTF-8, each run of other bytes one U+FFFD: as a JSON
+// string says it, in three bytes rather than six for every byte.
+func utf8Text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Request, []fill, []string, error) {
 	method := strings.ToUpper(req.Method)

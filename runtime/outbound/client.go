@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -30,13 +31,14 @@ func New(p Policy) *Client {
 	c := &Client{policy: p, resolver: net.DefaultResolver, own: ownAddrs()}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		DialContext:           c.dialContext(dialer),
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: p.Timeout,
-		Proxy:                 nil, // a proxy would dial on our behalf, past the address checks
+		DialContext:            c.dialContext(dialer),
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  p.Timeout,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
+		Proxy:                  nil, // a proxy would dial on our behalf, past the address checks
 	}
 	c.http = &http.Client{Transport: tr, Timeout: p.Timeout, CheckRedirect: c.checkRedirect}
 	return c
@@ -69,7 +71,7 @@ func (c *Client) Do(req *http.Request, secret []string) (*http.Response, error) 
 	if err != nil {
 		return nil, describe(err, req.URL)
 	}
-	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse, url: req.URL}
+	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse, limit: c.policy.MaxResponse, url: req.URL}
 	return resp, nil
 }
 
@@ -271,14 +273,24 @@ func redactURL(u *url.URL) string {
 // silently truncating, and words a failed read as describe does (a body
 // cut off by the timeout is a timeout).
 type limitedBody struct {
-	r    io.ReadCloser
-	left int64
-	url  *url.URL
+	r     io.ReadCloser
+	left  int64 // bytes the body may still hold; below 0 once past the limit
+	limit int64
+	url   *url.URL
+}
+
+func (b *limitedBody) tooLarge() error {
+	return venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit of %d bytes (%s, counted after a Content-Encoding such as gzip is undone)", b.limit, mib(b.limit))
+}
+
+// mib writes n bytes in MiB, as the documentation states limits.
+func mib(n int64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+		return 0, b.tooLarge()
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -286,7 +298,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
-		return n, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+		return n, b.tooLarge()
 	}
 	if err != nil && err != io.EOF {
 		err = describe(err, b.url)

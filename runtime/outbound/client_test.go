@@ -182,7 +182,7 @@ func TestDo_LimitsResponseAndTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETOOLARGE {
+	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETOOLARGE || !strings.Contains(err.Error(), "limit of 1000 bytes") {
 		t.Fatalf("reading past the cap: %v", err)
 	}
 	req, _ = http.NewRequest("GET", "http://"+slow+"/", nil)

@@ -15,9 +15,14 @@ type Policy struct {
 	AllowHosts   []string      // hosts exempt from the address checks, e.g. "127.0.0.1" or "localhost:9000"
 	BlockHosts   []string      // hosts refused outright
 	Timeout      time.Duration // whole request; default 30 s
-	MaxResponse  int64         // bytes of response body; default 10 MiB
+	MaxResponse  int64         // bytes of response body, after a Content-Encoding is undone; default 10 MiB
 	MaxRedirects int           // default 5; a negative value allows none
 }
+
+// MaxHeaderBytes bounds a response's status line and headers (net/http's
+// own default is 10 MiB): what a caller makes of them, in JSON say, stays
+// small beside the body.
+const MaxHeaderBytes = 512 << 10
 
 func (p *Policy) setDefaults() {
 	if p.Timeout <= 0 {
