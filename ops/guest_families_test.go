@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	venue "github.com/gridvenue/venue"
 )
 
 func TestGuest_Schema(t *testing.T) {
@@ -172,9 +175,69 @@ func TestGuest_HTTP(t *testing.T) {
 			in:       `{"url":"{web}/x","headers":{"Authorization":"placeholder"},"bearerSecret":"s/TOKEN"}`,
 			want:     response,
 			wantSent: `{"method":"GET","uri":"/x","headers":{"Authorization":"Bearer tok-over"},"body":""}`},
+		{name: "a Host header is refused", op: "v/ops/http/get", in: `{"url":"{web}/x","headers":{"Host":"api.example.com"}}`,
+			wantErr: "The header Host in headers is set by the venue from the URL's host: leave it out", wantSent: noRequest},
+		{name: "a Content-Length header is refused in any case", op: "v/ops/http/post", in: `{"url":"{web}/x","headers":{"content-length":"999"},"body":"hello"}`,
+			wantErr: "The header Content-Length in headers is set by the venue from the body: leave it out", wantSent: noRequest},
+		{name: "a Transfer-Encoding header is refused", op: "v/ops/http/post", in: `{"url":"{web}/x","headers":{"Transfer-Encoding":"chunked"},"body":"hello"}`,
+			wantErr: "The header Transfer-Encoding in headers is set by the venue from the body: leave it out", wantSent: noRequest},
+		{name: "a Trailer header is refused", op: "v/ops/http/post", in: `{"url":"{web}/x","headers":{"Trailer":"X-T"},"body":"hello"}`,
+			wantErr: "The header Trailer in headers is set by the venue from the body: leave it out", wantSent: noRequest},
+		{name: "a Host secret header is refused", secrets: map[string]string{"VHOST": "internal.example"}, op: "v/ops/http/get",
+			in:      `{"url":"{web}/x","secretHeaders":{"host":"s/VHOST"}}`,
+			wantErr: "The header Host in secretHeaders is set by the venue from the URL's host: leave it out", wantSent: noRequest},
+		{name: "a bearer secret holding a line break is refused before sending", secrets: map[string]string{"CRLF": "abc\r\nX-Injected: 1"},
+			op: "v/ops/http/get", in: `{"url":"{web}/x","bearerSecret":"s/CRLF"}`,
+			wantErr: "The secret s/CRLF for bearerSecret holds a control character (a line break?): a header value is one line of text", wantSent: noRequest},
+		{name: "a timeout beyond a day is refused by the schema", op: "v/ops/http/get", in: `{"url":"{web}/x","timeoutMs":99999999999999999999}`,
+			refused: "input.timeoutMs: maximum: got 99999999999999999999, want 86400000",
+			wantErr: "http:get: 'request.timeoutMs' must be an integer, got number 99999999999999999999", wantSent: noRequest},
+		{name: "a timeout too long for a duration leaves the venue's own", op: "v/ops/http/get", in: `{"url":"{web}/x","timeoutMs":9223372036854775807}`,
+			refused: "input.timeoutMs: maximum: got 9223372036854775807, want 86400000", want: response, wantSent: `{"method":"GET","uri":"/x","headers":{},"body":""}`},
 		{name: "a reference that resolves to nothing is named", op: "v/ops/http/get", in: `{"url":"{web}/x","bearerSecret":"s/NOT_STORED"}`,
 			wantErr: "Could not resolve bearerSecret reference: s/NOT_STORED (Secret not found: NOT_STORED)", wantSent: noRequest},
 	})
+}
+
+// TestGuest_HTTPBodyLimit checks one limit holds for every response body:
+// any body within it completes, whatever its bytes (a body of '<', NULs or
+// bytes that are not UTF-8 failed at a third of the limit, as a host
+// call's result too large), and the error past it states it.
+func TestGuest_HTTPBodyLimit(t *testing.T) {
+	const limit = 6 << 20 // the documented limit (README, the http ops' catalog)
+	s := mustStack(t)
+	for _, tc := range []struct {
+		name, query string
+		base64      bool
+	}{
+		{"'<' up to the limit comes as text", "byte=60&n=6291456", false},
+		{"NULs up to the limit come in base64", "byte=0&n=6291456", true},
+		{"bytes not UTF-8 up to the limit come in base64", "byte=255&n=6291456", true},
+		{"a gzip body inflating to the limit", "byte=0&n=6291456&gzip=1", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := s.run(t, "v/ops/http/get", `{"url":"`+s.web.URL+`/fill?`+tc.query+`"}`)
+			var out struct {
+				Body       *string `json:"body"`
+				BodyBase64 []byte  `json:"bodyBase64"`
+			}
+			if j.Status != venue.StatusComplete || json.Unmarshal(j.Output, &out) != nil {
+				t.Fatalf("status %s, error %q", j.Status, j.Error)
+			}
+			if got := len(out.BodyBase64); tc.base64 && (got != limit || out.Body != nil) {
+				t.Fatalf("bodyBase64 of %d bytes, body %v", got, out.Body != nil)
+			}
+			if !tc.base64 && (out.Body == nil || len(*out.Body) != limit) {
+				t.Fatalf("no body of %d bytes of text", limit)
+			}
+		})
+	}
+	for _, query := range []string{"byte=60&n=6291457", "byte=0&n=6291457&gzip=1"} {
+		j := s.run(t, "v/ops/http/get", `{"url":"`+s.web.URL+`/fill?`+query+`"}`)
+		if want := "Response body exceeds the venue's limit of 6291456 bytes (6 MiB, counted after a Content-Encoding such as gzip is undone)"; j.Error != want {
+			t.Errorf("%s: status %s, error %q\nwant %q", query, j.Status, j.Error, want)
+		}
+	}
 }
 
 // shortSecret is the venue's refusal of a value too short to mask.

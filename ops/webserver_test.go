@@ -1,10 +1,13 @@
 package ops
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -38,6 +41,10 @@ func mustWebServer(tb testing.TB) *webServer {
 }
 
 func (w *webServer) serve(rw http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/fill" {
+		fill(rw, r)
+		return
+	}
 	body, _ := io.ReadAll(r.Body)
 	sent := sentRequest{Method: r.Method, URI: r.RequestURI, Headers: map[string]string{}, Body: string(body)}
 	for k, v := range r.Header {
@@ -52,6 +59,23 @@ func (w *webServer) serve(rw http.ResponseWriter, r *http.Request) {
 	rw.Header()["Date"] = nil // so that the response, and the job's output, is the same every time
 	rw.Header().Set("Content-Type", "application/json")
 	io.WriteString(rw, `{"ok":true}`)
+}
+
+// fill answers /fill?byte=B&n=N[&gzip=1] with N bytes B (a number), gzipped
+// if asked: the bodies the size limit is tried on.
+func fill(rw http.ResponseWriter, r *http.Request) {
+	b, _ := strconv.Atoi(r.URL.Query().Get("byte"))
+	n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+	body := bytes.Repeat([]byte{byte(b)}, n)
+	if r.URL.Query().Get("gzip") != "" {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(body)
+		zw.Close()
+		body = z.Bytes()
+		rw.Header().Set("Content-Encoding", "gzip")
+	}
+	rw.Write(body)
 }
 
 // fill replaces {web} in s with the server's URL.

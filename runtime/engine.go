@@ -30,7 +30,7 @@ type Config struct {
 	Catalog        []CatalogEntry    // the venue's own operations
 	Names          map[string]string // registered operation names → references
 	SingleNode     bool              // the store has no other process: fail jobs a previous run left unfinished
-	Outbound       outbound.Policy   // where operations' HTTP requests may go
+	Outbound       outbound.Policy   // where operations' HTTP requests may go; its MaxResponse defaults to 6 MiB here (maxHTTPBody)
 	Access         AccessPolicy      // what anonymous callers and admins may do; zero: anonymous may do nothing checked
 }
 
@@ -52,6 +52,9 @@ func (c *Config) setDefaults() {
 	def(&c.Workers, 64)
 	def(&c.MaxMetaSize, 1<<20)
 	def(&c.MaxOutputSize, 16<<20)
+	if c.Outbound.MaxResponse <= 0 {
+		c.Outbound.MaxResponse = maxHTTPBody
+	}
 	def(&c.Flushers, 1)
 	if c.JobTimeout <= 0 {
 		c.JobTimeout = 10 * time.Minute

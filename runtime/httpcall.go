@@ -28,13 +28,20 @@ type HTTPRequest struct {
 	TimeoutMs     int               `json:"timeoutMs,omitempty"`     // at most the venue's own timeout
 }
 
-// HTTPResponse is what came back.
+// HTTPResponse is what came back. Its JSON form carries a body that is
+// not text in base64 (AppendJSON).
 type HTTPResponse struct {
-	Status  int               `json:"status"`
-	Headers map[string]string `json:"headers"`
-	Body    string            `json:"body"`
-	URL     string            `json:"url"` // after redirects
+	Status  int
+	Headers map[string]string // names in lower case, repeated values joined with ", "
+	Body    string            // as received, up to Config.Outbound.MaxResponse bytes
+	URL     string            // after redirects
 }
+
+// maxTimeoutMs bounds timeoutMs (a day, far beyond the venue's own
+// timeout, which bounds every request anyway), as the http operations'
+// input schema does: a longer one could overflow a time.Duration into an
+// immediate deadline.
+const maxTimeoutMs = 24 * 60 * 60 * 1000
 
 var httpMethods = map[string]bool{"GET": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "HEAD": true}
 
@@ -68,12 +75,16 @@ func (env *Env) HTTP(ctx context.Context, req HTTPRequest) (*HTTPResponse, error
 func (env *Env) answer(resp *http.Response, body []byte, fills []fill) *HTTPResponse {
 	m := env.j.mask
 	out := &HTTPResponse{Status: resp.StatusCode, Headers: make(map[string]string, len(resp.Header)),
-		Body: m.text(string(body)), URL: m.text(restore(resp.Request.URL.String(), fills))}
+		Body: m.text(string(body)), URL: utf8Text(m.text(restore(resp.Request.URL.String(), fills)))}
 	for k, v := range resp.Header {
-		out.Headers[m.text(strings.ToLower(k))] = m.text(strings.Join(v, ", "))
+		out.Headers[utf8Text(m.text(strings.ToLower(k)))] = utf8Text(m.text(strings.Join(v, ", ")))
 	}
 	return out
 }
+
+// utf8Text makes s UTF-8, each run of other bytes one U+FFFD: as a JSON
+// string says it, in three bytes rather than six for every byte.
+func utf8Text(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Request, []fill, []string, error) {
 	method := strings.ToUpper(req.Method)
@@ -98,9 +109,9 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	}
 	env.maskUserInfo(u, fills)
 	body, ctype := requestBody(req.Body)
-	if req.TimeoutMs > 0 {
+	if ms := min(req.TimeoutMs, maxTimeoutMs); ms > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMs)*time.Millisecond)
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(ms)*time.Millisecond)
 		context.AfterFunc(ctx, cancel)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
@@ -117,14 +128,17 @@ func (env *Env) buildRequest(ctx context.Context, req HTTPRequest) (*http.Reques
 	return hreq, fills, names, err
 }
 
-// checkHeaders refuses header names that are no HTTP token and literal
-// values holding control characters, which net/http would refuse only
-// when sending, as a failure of the venue's. A secret's value is checked
-// where it is resolved, without quoting it.
+// checkHeaders refuses header names that are no HTTP token, headers the
+// venue sets itself, and literal values holding control characters, which
+// net/http would refuse only when sending, as a failure of the venue's. A
+// secret's value is checked where it is resolved, without quoting it.
 func checkHeaders(req HTTPRequest) error {
 	for k, v := range req.Headers {
 		if !validHeaderName(k) {
 			return venue.Errorf(venue.EINVALID, "Header name %q is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
+		}
+		if err := refuseVenueHeader("headers", k); err != nil {
+			return err
 		}
 		if !validHeaderValue(v) {
 			return venue.Errorf(venue.EINVALID, "The value of header %s holds a control character (a line break?): header values are one line of text", k)
@@ -134,6 +148,31 @@ func checkHeaders(req HTTPRequest) error {
 		if !validHeaderName(k) {
 			return venue.Errorf(venue.EINVALID, "Header name %q in secretHeaders is not an HTTP header name: use letters, digits and !#$%%&'*+-.^_`|~ only", clipRef(k))
 		}
+		if err := refuseVenueHeader("secretHeaders", k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// venueHeaders are the headers net/http writes from the request itself,
+// dropping any value given for them, with what they are made from. Host
+// is not sent as given for a further reason: the outbound policy checks
+// the URL's host, and a virtual host of a server the policy allows may be
+// one it would refuse.
+var venueHeaders = map[string]string{
+	"Host":              "the URL's host",
+	"Content-Length":    "the body",
+	"Transfer-Encoding": "the body",
+	"Trailer":           "the body",
+}
+
+// refuseVenueHeader refuses a header of venueHeaders given in field: it
+// would be recorded in the job's input and silently not sent.
+func refuseVenueHeader(field, k string) error {
+	name := http.CanonicalHeaderKey(k)
+	if from, ok := venueHeaders[name]; ok {
+		return venue.Errorf(venue.EINVALID, "The header %s in %s is set by the venue from %s: leave it out", name, field, from)
 	}
 	return nil
 }
@@ -310,6 +349,9 @@ func (env *Env) secretHeaders(ctx context.Context, h http.Header, req HTTPReques
 		v, err := env.credential(ctx, "bearerSecret", req.BearerSecret)
 		if err != nil {
 			return nil, err
+		}
+		if !validHeaderValue(v) {
+			return nil, venue.Errorf(venue.EINVALID, "The secret %s for bearerSecret holds a control character (a line break?): a header value is one line of text", req.BearerSecret)
 		}
 		h.Set("Authorization", "Bearer "+v)
 		names = append(names, "Authorization")

@@ -130,7 +130,7 @@
 //	lattice.slice   {path, offset?, limit?}      → {exists, type, count, values, offset}
 //	lattice.copy    {from, to}                   → {copied: true}
 //	http.request    {method, url, headers?, queryParams?, body?, bearerSecret?,
-//	                 secretHeaders?, timeoutMs?} → {status, headers, body, url}
+//	                 secretHeaders?, timeoutMs?} → {status, headers, body or bodyBase64, url}
 //	secret.set      {name, value}                → {name, stored: true}
 //
 // All of them act as the job's caller, under its capabilities. Secrets are

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -19,21 +22,23 @@ type Client struct {
 	policy   Policy
 	resolver *net.Resolver
 	http     *http.Client
+	own      []netip.Addr // the venue host's own addresses, read at New
 }
 
 // New returns a client enforcing p.
 func New(p Policy) *Client {
 	p.setDefaults()
-	c := &Client{policy: p, resolver: net.DefaultResolver}
+	c := &Client{policy: p, resolver: net.DefaultResolver, own: ownAddrs()}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
-		DialContext:           c.dialContext(dialer),
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: p.Timeout,
-		Proxy:                 nil, // a proxy would dial on our behalf, past the address checks
+		DialContext:            c.dialContext(dialer),
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           100,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    10 * time.Second,
+		ResponseHeaderTimeout:  p.Timeout,
+		MaxResponseHeaderBytes: MaxHeaderBytes,
+		Proxy:                  nil, // a proxy would dial on our behalf, past the address checks
 	}
 	c.http = &http.Client{Transport: tr, Timeout: p.Timeout, CheckRedirect: c.checkRedirect}
 	return c
@@ -66,7 +71,7 @@ func (c *Client) Do(req *http.Request, secret []string) (*http.Response, error) 
 	if err != nil {
 		return nil, describe(err, req.URL)
 	}
-	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse, url: req.URL}
+	resp.Body = &limitedBody{r: resp.Body, left: c.policy.MaxResponse, limit: c.policy.MaxResponse, url: req.URL}
 	return resp, nil
 }
 
@@ -90,8 +95,44 @@ func (c *Client) resolve(ctx context.Context, host, hostport string) ([]netip.Ad
 		if internal(a) {
 			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets a private/internal address: %s (resolved to %s). Add the host to allowHosts if this is intentional.", host, a.Unmap())
 		}
+		if c.isOwn(a) {
+			return nil, venue.Errorf(venue.EFORBIDDEN, "URL targets an address of the venue's own host: %s (resolved to %s). Add the host to allowHosts if this is intentional.", host, a.Unmap())
+		}
 	}
 	return addrs, nil
+}
+
+// ownAddrs lists the addresses of the host's interfaces. A service bound
+// to every interface answers on each of them, so one that is public (or
+// in a range the address checks let through) would reach the venue host
+// itself as 127.0.0.1 would. Addresses added after the start are not
+// known; on failure the list is empty and the other checks still hold.
+func ownAddrs() []netip.Addr {
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var own []netip.Addr
+	for _, ia := range ifaddrs {
+		if n, ok := ia.(*net.IPNet); ok {
+			if a, ok := netip.AddrFromSlice(n.IP); ok {
+				own = append(own, a.Unmap())
+			}
+		}
+	}
+	return own
+}
+
+// isOwn reports whether a is one of the host's own addresses, in any zone,
+// or an IPv6 address carrying one for a gateway to forward to (as internal
+// sees through NAT64 and 6to4).
+func (c *Client) isOwn(a netip.Addr) bool {
+	a = a.Unmap().WithZone("")
+	if slices.ContainsFunc(c.own, func(o netip.Addr) bool { return o.WithZone("") == a }) {
+		return true
+	}
+	v4, ok := embedded(a)
+	return ok && c.isOwn(v4)
 }
 
 // dialContext dials only addresses resolve approved, so a DNS answer that
@@ -178,17 +219,37 @@ func describe(err error, u *url.URL) error {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return venue.Errorf(venue.ETIMEOUT, "Request to %s timed out", u.Hostname())
 	}
-	return venue.Errorf(venue.EUNAVAILABLE, "Request to %s failed: %s", u.Hostname(), lastPart(err))
+	return venue.Errorf(venue.EUNAVAILABLE, "Request to %s failed: %s", u.Hostname(), cause(err))
 }
 
-// lastPart keeps the innermost part of a wrapped network error, which names
-// the cause ("connection refused") without repeating the URL.
-func lastPart(err error) string {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, ": "); i >= 0 {
-		return msg[i+2:]
+// cause words what made a request fail: the kinds of failure recognised
+// here in the venue's words, any other as its innermost error says it,
+// whole. Cutting a message at its last ": ", as this once did, cut inside
+// the text a server sent, which net/http quotes (bad Content-Length
+// "Bearer abcd: efghijkl"), leaving the masker a piece of a credential it
+// did not know.
+func cause(err error) string {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens at that address and port"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the server reset the connection"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "no route to the host's address"
+	case errors.Is(err, io.EOF):
+		return "the server closed the connection without answering"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the server closed the connection before the end of its answer"
+	case errors.Is(err, context.Canceled):
+		return "the request was cancelled"
 	}
-	return msg
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 func hostPort(u *url.URL) string {
@@ -212,14 +273,24 @@ func redactURL(u *url.URL) string {
 // silently truncating, and words a failed read as describe does (a body
 // cut off by the timeout is a timeout).
 type limitedBody struct {
-	r    io.ReadCloser
-	left int64
-	url  *url.URL
+	r     io.ReadCloser
+	left  int64 // bytes the body may still hold; below 0 once past the limit
+	limit int64
+	url   *url.URL
+}
+
+func (b *limitedBody) tooLarge() error {
+	return venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit of %d bytes (%s, counted after a Content-Encoding such as gzip is undone)", b.limit, mib(b.limit))
+}
+
+// mib writes n bytes in MiB, as the documentation states limits.
+func mib(n int64) string {
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', -1, 64) + " MiB"
 }
 
 func (b *limitedBody) Read(p []byte) (int, error) {
 	if b.left < 0 {
-		return 0, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+		return 0, b.tooLarge()
 	}
 	if int64(len(p)) > b.left+1 {
 		p = p[:b.left+1]
@@ -227,7 +298,7 @@ func (b *limitedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.left -= int64(n)
 	if b.left < 0 {
-		return n, venue.Errorf(venue.ETOOLARGE, "Response body exceeds the venue's limit")
+		return n, b.tooLarge()
 	}
 	if err != nil && err != io.EOF {
 		err = describe(err, b.url)

@@ -3,6 +3,7 @@ package outbound
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -26,6 +27,10 @@ func TestInternal(t *testing.T) {
 		{"0.1.2.3", true}, {"192.0.0.8", true}, {"198.18.0.1", true}, {"240.0.0.1", true}, {"fec0::1", true},
 		{"64:ff9b::a9fe:a9fe", true}, {"64:ff9b::a00:1", true}, {"64:ff9b:1::7f00:1", true}, {"2002:7f00:1::1", true},
 		{"2002:a9fe:a9fe::1", true}, {"::7f00:1", true}, {"2001::1", true},
+		{"192.0.2.2", true}, {"198.51.100.7", true}, {"203.0.113.255", true}, {"192.88.99.1", true},
+		{"::ffff:192.0.2.2", true}, {"64:ff9b::c000:202", true}, {"2001:db8::1", true}, {"3fff::1", true},
+		{"100::1", true}, {"100:0:0:1::1", true}, {"2001:2::1", true}, {"2001:1::1", true}, {"5f00::1", true},
+		{"192.0.3.1", false}, {"198.51.101.1", false}, {"203.0.114.1", false}, {"2001:db9::1", false}, {"2001:200::1", false},
 		{"8.8.8.8", false}, {"172.32.0.1", false}, {"100.128.0.1", false}, {"2606:4700::1111", false},
 		{"64:ff9b::808:808", false}, {"2002:808:808::1", false},
 	} {
@@ -73,6 +78,44 @@ func TestCheckURL(t *testing.T) {
 				t.Fatalf("CheckURL(%s) = %v, want %s %q", tc.url, err, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestCheckURL_OwnAddresses checks the venue host's own addresses are
+// refused like loopback, in every form, unless allowHosts names them.
+func TestCheckURL_OwnAddresses(t *testing.T) {
+	c := New(Policy{AllowHosts: []string{"8.8.4.4:8443"}})
+	c.own = []netip.Addr{netip.MustParseAddr("8.8.4.4"), netip.MustParseAddr("2606:4700:4700::64")}
+	for _, tc := range []struct{ name, url, code string }{
+		{"an own address", "http://8.8.4.4:29148/login", venue.EFORBIDDEN},
+		{"an own address, mapped", "http://[::ffff:8.8.4.4]:29148/", venue.EFORBIDDEN},
+		{"an own address through NAT64", "http://[64:ff9b::808:404]/", venue.EFORBIDDEN},
+		{"an own IPv6 address", "https://[2606:4700:4700::64]/", venue.EFORBIDDEN},
+		{"an own address allowed with its port", "http://8.8.4.4:8443/", ""},
+		{"another public address", "http://8.8.8.8/", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			u, _ := url.Parse(tc.url)
+			err := c.CheckURL(context.Background(), u)
+			if venue.ErrorCode(err) != tc.code || err != nil && !strings.Contains(err.Error(), "the venue's own host") {
+				t.Fatalf("CheckURL(%s) = %v, want %q", tc.url, err, tc.code)
+			}
+		})
+	}
+}
+
+// TestNew_ReadsOwnAddresses checks a client knows every interface address.
+func TestNew_ReadsOwnAddresses(t *testing.T) {
+	ifaddrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skip(err)
+	}
+	c := New(Policy{})
+	for _, ia := range ifaddrs {
+		a, ok := netip.AddrFromSlice(ia.(*net.IPNet).IP)
+		if ok && !c.isOwn(a) {
+			t.Errorf("%s (of %v) is not known as the host's own", a, ifaddrs)
+		}
 	}
 }
 
@@ -139,7 +182,7 @@ func TestDo_LimitsResponseAndTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETOOLARGE {
+	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETOOLARGE || !strings.Contains(err.Error(), "limit of 1000 bytes") {
 		t.Fatalf("reading past the cap: %v", err)
 	}
 	req, _ = http.NewRequest("GET", "http://"+slow+"/", nil)
@@ -229,4 +272,72 @@ func TestDo_BodyTimeoutIsATimeout(t *testing.T) {
 	if _, err := io.ReadAll(resp.Body); venue.ErrorCode(err) != venue.ETIMEOUT {
 		t.Fatalf("reading a body cut off by the timeout: %v", err)
 	}
+}
+
+// rawServer answers every connection on loopback with answer, as written,
+// and closes it.
+func rawServer(t *testing.T, answer string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Read(make([]byte, 4096))
+			io.WriteString(c, answer)
+			c.Close()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestDo_TransportErrorsAreWordedWhole checks a transport failure is worded
+// in the venue's words when its kind is known, and otherwise whole: the
+// server's text quoted in it is never cut (a cut at its last ": " left the
+// tail of a credential the server echoed, which the masker did not know).
+func TestDo_TransportErrorsAreWordedWhole(t *testing.T) {
+	refused, _ := net.Listen("tcp", "127.0.0.1:0")
+	closedAddr := refused.Addr().String()
+	refused.Close()
+	for _, tc := range []struct{ name, scheme, addr, want string }{
+		{"a Content-Length quoting a value with a colon", "http", rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: Bearer abcd: efghijkl\r\n\r\n"),
+			`bad Content-Length "Bearer abcd: efghijkl"`},
+		{"a NUL in a header", "http", rawServer(t, "HTTP/1.1 200 OK\r\nX-A: a\x00b\r\nContent-Length: 2\r\n\r\nok"),
+			`malformed MIME header line: "X-A: a\x00b"`},
+		{"a Transfer-Encoding quoting a value", "http", rawServer(t, "HTTP/1.1 200 OK\r\nTransfer-Encoding: Bearer abcd: efghijkl\r\n\r\n"),
+			`unsupported transfer encoding: "Bearer abcd: efghijkl"`},
+		{"closed without an answer", "http", rawServer(t, ""), "the server closed the connection without answering"},
+		{"refused", "http", closedAddr, "connection refused: nothing listens at that address and port"},
+		{"https to a plain server", "https", rawServer(t, "HTTP/1.1 400 Bad Request\r\n\r\n"), "http: server gave HTTP response to HTTPS client"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := New(Policy{AllowHosts: []string{tc.addr}, Timeout: 5 * time.Second})
+			req, _ := http.NewRequest("GET", tc.scheme+"://"+tc.addr+"/", nil)
+			_, err := c.Do(req, nil)
+			want := "Request to 127.0.0.1 failed: " + tc.want
+			if venue.ErrorCode(err) != venue.EUNAVAILABLE || venue.ErrorMessage(err) != want {
+				t.Fatalf("got %v\nwant %s", err, want)
+			}
+		})
+	}
+	t.Run("a body cut short", func(t *testing.T) {
+		addr := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc")
+		c := New(Policy{AllowHosts: []string{addr}})
+		req, _ := http.NewRequest("GET", "http://"+addr+"/", nil)
+		resp, err := c.Do(req, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, err = io.ReadAll(resp.Body)
+		if want := "Request to 127.0.0.1 failed: the server closed the connection before the end of its answer"; venue.ErrorMessage(err) != want {
+			t.Fatalf("got %v\nwant %s", err, want)
+		}
+	})
 }

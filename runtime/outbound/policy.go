@@ -15,9 +15,14 @@ type Policy struct {
 	AllowHosts   []string      // hosts exempt from the address checks, e.g. "127.0.0.1" or "localhost:9000"
 	BlockHosts   []string      // hosts refused outright
 	Timeout      time.Duration // whole request; default 30 s
-	MaxResponse  int64         // bytes of response body; default 10 MiB
+	MaxResponse  int64         // bytes of response body, after a Content-Encoding is undone; default 10 MiB
 	MaxRedirects int           // default 5; a negative value allows none
 }
+
+// MaxHeaderBytes bounds a response's status line and headers (net/http's
+// own default is 10 MiB): what a caller makes of them, in JSON say, stays
+// small beside the body.
+const MaxHeaderBytes = 512 << 10
 
 func (p *Policy) setDefaults() {
 	if p.Timeout <= 0 {
@@ -102,19 +107,33 @@ func parsePrefix(s string) (netip.Prefix, bool) {
 	return netip.Prefix{}, false
 }
 
-// reserved are ranges no request from the venue has reason to reach
-// beyond those netip names: "this network" (0/8), carrier-grade NAT (RFC
-// 6598, private in all but name), IETF protocol assignments, benchmarking,
-// the reserved class E, deprecated IPv6 site-local, and Teredo, whose
-// addresses hide an IPv4 server and client.
+// reserved are the special-purpose ranges IANA's registries (RFC 6890
+// and its updates) list as not globally reachable, beyond those netip
+// names, and a few more no request from the venue has reason to reach:
+// "this network" (0/8), carrier-grade NAT (RFC 6598, private in all but
+// name), IETF protocol assignments, documentation (TEST-NET-1 to 3,
+// 2001:db8::/32, 3fff::/20: never routed, so a host using one, as a test
+// network might, is local), the deprecated 6to4 relay anycast,
+// benchmarking, the reserved class E, discard-only and dummy IPv6
+// prefixes, SRv6 SIDs, deprecated IPv6 site-local, and Teredo (within the
+// IETF's 2001::/23), whose addresses hide an IPv4 server and client.
 var reserved = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
 	netip.MustParsePrefix("192.0.0.0/24"),
+	netip.MustParsePrefix("192.0.2.0/24"),
+	netip.MustParsePrefix("192.88.99.0/24"),
 	netip.MustParsePrefix("198.18.0.0/15"),
+	netip.MustParsePrefix("198.51.100.0/24"),
+	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("100::/64"),
+	netip.MustParsePrefix("100:0:0:1::/64"),
+	netip.MustParsePrefix("2001::/23"),
+	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("3fff::/20"),
+	netip.MustParsePrefix("5f00::/16"),
 	netip.MustParsePrefix("fec0::/10"),
-	netip.MustParsePrefix("2001::/32"),
 }
 
 // embedding are IPv6 ranges that carry an IPv4 address a gateway may
@@ -145,11 +164,19 @@ func internal(ip netip.Addr) bool {
 	if slices.ContainsFunc(reserved, func(p netip.Prefix) bool { return p.Contains(ip) }) {
 		return true
 	}
+	if v4, ok := embedded(ip); ok {
+		return internal(v4)
+	}
+	return false
+}
+
+// embedded returns the IPv4 address an IPv6 address of embedding carries.
+func embedded(ip netip.Addr) (netip.Addr, bool) {
 	for _, e := range embedding {
 		if e.pfx.Contains(ip) {
 			b := ip.As16()
-			return internal(netip.AddrFrom4([4]byte(b[e.at : e.at+4])))
+			return netip.AddrFrom4([4]byte(b[e.at : e.at+4])), true
 		}
 	}
-	return false
+	return netip.Addr{}, false
 }
