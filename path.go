@@ -47,6 +47,11 @@ func ParsePath(s string) (Path, error) {
 			return Path{}, Errorf(EINVALID, "Lattice path %q contains %q: paths are absolute and may not step up or sideways", clip(s), seg)
 		case !utf8.ValidString(seg) || strings.ContainsFunc(seg, unicode.IsControl):
 			return Path{}, Errorf(EINVALID, "Lattice path %q contains a control character or invalid UTF-8: remove it", clip(s))
+		case strings.ContainsRune(seg, utf8.RuneError):
+			// What an escape of a lone surrogate (\ud800) decodes to in a
+			// JSON input, where the REST door refuses its UTF-8 bytes:
+			// every such escape would name the same path.
+			return Path{}, Errorf(EINVALID, "Lattice path %q contains U+FFFD, the replacement character, which stands for text that was not valid: write the character meant", clip(s))
 		}
 	}
 	if !KnownNamespace(segs[0]) {

@@ -72,6 +72,7 @@ func TestParsePath_Rejects(t *testing.T) {
 		{"NUL", "w/a\x00b", []string{"control character"}},
 		{"newline", "w/a\nb", []string{"control character"}},
 		{"tab", "w/a\tb", []string{"control character"}},
+		{"the replacement character", "w/s/\ufffd", []string{"U+FFFD"}},
 		{"unit separator", "w/\x1f", []string{"control character"}},
 		{"DEL", "w/\x7f", []string{"control character"}},
 		{"escape in namespace", "\x1b[31m/x", []string{"control character"}},

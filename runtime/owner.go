@@ -24,6 +24,11 @@ func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller,
 	owner, rel := c.DID, path
 	if strings.HasPrefix(path, "did:") {
 		owner, rel, _ = strings.Cut(path, "/")
+		if len(owner) > venue.MaxPathLen {
+			// Bounded as the path after it is: a DID of megabytes would
+			// be quoted into every error about it.
+			return c, venue.Path{}, venue.Errorf(venue.EINVALID, "The DID a path begins with is too long: %d bytes, the limit is %d", len(owner), venue.MaxPathLen)
+		}
 	}
 	p, err := venue.ParsePath(rel)
 	if err != nil {

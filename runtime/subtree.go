@@ -23,7 +23,7 @@ import (
 
 // MaxReadSize is the most a read assembles from rows; a maxSize above it
 // (or above the largest value, when that is larger) counts as that.
-const MaxReadSize = 16 << 20
+const MaxReadSize = 16<<20 - 64<<10
 
 // readCap is the most bytes one read assembles from rows.
 func (e *Engine) readCap() int { return max(MaxReadSize, e.maxValueSize()) }

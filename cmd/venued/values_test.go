@@ -309,3 +309,37 @@ func TestREST_DeepValuesReadAlike(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_PathsRefusedAlike: paths the REST door refuses are refused by
+// the core operations too, with the same code: a lone surrogate escape
+// (which decodes to U+FFFD, so that every such escape named one path) and
+// a DID prefix past the path limit (which was quoted whole into a guest's
+// error, clipped there, and lost its code).
+func TestREST_PathsRefusedAlike(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		for _, tc := range []struct{ name, rest, op, want string }{
+			{"a lone surrogate", "w/s/%ED%A0%80", `"w/s/\ud800"`, "invalid UTF-8"},
+			{"the replacement character", "w/s/%EF%BF%BD", `"w/s/\ud800"`, "U+FFFD"},
+			{"a DID of 70000 bytes", "did:key:" + strings.Repeat("A", 70000) + "/w/x", `"did:key:` + strings.Repeat("A", 70000) + `/w/x"`, "too long"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", "/api/v1/values/read?path="+tc.rest, nil)
+				if r.status != 400 {
+					t.Fatalf("values/read: %d %.200s", r.status, r.body)
+				}
+				for _, op := range []string{"read", "write"} {
+					in := `{"path": ` + tc.op + `, "value": 1}`
+					if op == "read" {
+						in = `{"path": ` + tc.op + `}`
+					}
+					if r := c.run(t, "v/ops/core/"+op, in); r.status != 400 {
+						t.Fatalf("core:%s: %d %.300s", op, r.status, r.body)
+					}
+				}
+				if r := c.run(t, "v/ops/core/read", `{"path": `+tc.op+`}`); !strings.Contains(string(r.body), "U+FFFD") && !strings.Contains(string(r.body), tc.want) {
+					t.Fatalf("core:read says %.300s", r.body)
+				}
+			})
+		}
+	})
+}
