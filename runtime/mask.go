@@ -25,7 +25,6 @@ const Hidden = "HIDDEN"
 type masker struct {
 	mu     sync.Mutex
 	inText []string // the forms to blank in plain text, longest first
-	inJSON []string // the forms inside JSON strings (escaped once or twice), longest first
 }
 
 const minMasked = 4
@@ -41,7 +40,6 @@ func (m *masker) add(v string) {
 		for _, once := range jsonForms(f) {
 			for _, twice := range append(jsonEscapes(once), once) {
 				m.inText = insertForm(m.inText, twice)
-				m.inJSON = insertForm(m.inJSON, twice)
 			}
 		}
 	}
@@ -69,27 +67,84 @@ func (m *masker) text(s string) string {
 	return s
 }
 
+// mayHold is a cheap check before masking JSON: a secret can only be in
+// b if one of its forms is, or behind an escape.
+func (m *masker) mayHold(b []byte) bool {
+	m.mu.Lock()
+	forms := m.inText
+	m.mu.Unlock()
+	return len(forms) > 0 && (bytes.IndexByte(b, '\\') >= 0 || slices.ContainsFunc(forms, func(f string) bool { return bytes.Contains(b, []byte(f)) }))
+}
+
 // apply masks j's output, error and message in place.
 func (m *masker) apply(j *venue.Job) {
 	j.Error = m.text(j.Error)
-	m.mu.Lock()
-	forms := m.inJSON
-	m.mu.Unlock()
-	for _, f := range forms {
-		j.Output = maskJSON(j.Output, f)
-		j.Message = maskJSON(j.Message, f)
-	}
+	j.Output = m.json(j.Output)
+	j.Message = m.json(j.Message)
 }
 
-// maskJSON replaces esc, a secret's form as escaped inside a JSON string,
-// in the JSON text b. A secret can only appear in b inside a string, so
-// swapping its escaped form for HIDDEN keeps the text valid.
-func maskJSON(b json.RawMessage, esc string) json.RawMessage {
-	if len(b) == 0 || !bytes.Contains(b, []byte(esc)) {
+// json masks the JSON text b without changing its structure, since the
+// record must stay JSON: a secret is replaced only inside a string (a
+// member name or a value, read with its escapes undone, so a value JSON
+// written into a string is caught too), and a number or literal holding
+// one becomes the string "HIDDEN". A form spanning several tokens ("200,"
+// after a status) is structure, not the secret, and stays. Text that is
+// not JSON is masked as text.
+func (m *masker) json(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 || !m.mayHold(b) {
 		return b
 	}
-	return bytes.ReplaceAll(b, []byte(esc), []byte(Hidden))
+	if !json.Valid(b) {
+		return json.RawMessage(m.text(string(b)))
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		start := i
+		switch c := b[i]; {
+		case c == '"':
+			i = stringEnd(b, i)
+		case jsonDelim(c):
+			i++
+			continue
+		default:
+			for i < len(b) && b[i] != '"' && !jsonDelim(b[i]) {
+				i++
+			}
+		}
+		if masked, ok := m.jsonToken(b[start:i]); ok {
+			out = append(append(out, b[last:start]...), masked...)
+			last = i
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
+
+// jsonToken masks one token of a JSON text: a string or a number or
+// literal. It reports false if nothing in it changed.
+func (m *masker) jsonToken(tok []byte) ([]byte, bool) {
+	if tok[0] != '"' {
+		if m.text(string(tok)) == string(tok) {
+			return nil, false
+		}
+		return venue.AppendString(nil, Hidden), true
+	}
+	s := string(tok[1 : len(tok)-1])
+	if bytes.IndexByte(tok, '\\') >= 0 {
+		json.Unmarshal(tok, &s)
+	}
+	masked := m.text(s)
+	if masked == s {
+		return nil, false
+	}
+	return venue.AppendString(nil, masked), true
+}
+
+// jsonDelim reports whether c is JSON punctuation or white space.
+func jsonDelim(c byte) bool { return strings.IndexByte("{}[]:, \t\r\n", c) >= 0 }
 
 // maskFields returns input with every object member whose key is listed in
 // fields replaced by "HIDDEN", at any depth. Inputs that are not JSON

@@ -162,3 +162,50 @@ func TestMaskFields(t *testing.T) {
 		})
 	}
 }
+
+// TestMasker_JSONStructure checks that masking a record never changes its
+// JSON structure: a secret is replaced inside strings only, and a number
+// or literal holding one becomes a string.
+func TestMasker_JSONStructure(t *testing.T) {
+	for _, tc := range []struct{ name, secret, in, want string }{
+		{"a secret matching structure", "200,", `{"status":200,"headers":{"a":"b"}}`, `{"status":200,"headers":{"a":"b"}}`},
+		{"a secret matching a member's end", `":"b`, `{"a":"b"}`, `{"a":"b"}`},
+		{"inside a string", "200,", `{"body":"was 200, ok"}`, `{"body":"was HIDDEN ok"}`},
+		{"a member name", "s3cr3t", `{"s3cr3t":1}`, `{"HIDDEN":1}`},
+		{"a number", "12345678", `{"n":[1234567890]}`, `{"n":["HIDDEN"]}`},
+		{"a literal", "true", `[true, false]`, `["HIDDEN", false]`},
+		{"a string spelled with escapes", "s3cr3t", `["\u0073\u0033cr3t and \/"]`, `["HIDDEN and /"]`},
+		{"JSON inside a string", `a"b\c`, `{"body":"{\"k\":\"a\\\"b\\\\c\"}"}`, `{"body":"{\"k\":\"HIDDEN\"}"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := string(func() json.RawMessage { j := &venue.Job{Output: json.RawMessage(tc.in)}; m.apply(j); return j.Output }()); got != tc.want {
+				t.Errorf("json(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzMasker_JSON checks that masking valid JSON gives valid JSON, whatever
+// the secret.
+func FuzzMasker_JSON(f *testing.F) {
+	f.Add("200,", []byte(`{"status":200,"headers":{"location":"/x"}}`))
+	f.Add(`":"`, []byte(`{"a":"b","c":"d"}`))
+	f.Add(`\"x`, []byte(`["\\\"x"]`))
+	f.Add("1e10", []byte(`[1e100, "1e10"]`))
+	f.Add("null", []byte(`{"null":null}`))
+	f.Add("ab\u2028", []byte("\"ab\u2028\""))
+	f.Fuzz(func(t *testing.T, secret string, doc []byte) {
+		if !json.Valid(doc) {
+			return
+		}
+		m := &masker{}
+		m.add(secret)
+		j := &venue.Job{Output: doc}
+		m.apply(j)
+		if got := j.Output; !json.Valid(got) {
+			t.Fatalf("masking %q out of %s gives %s", secret, doc, got)
+		}
+	})
+}
