@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math/rand"
 	"net/url"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -208,4 +211,97 @@ func FuzzMasker_JSON(f *testing.F) {
 			t.Fatalf("masking %q out of %s gives %s", secret, doc, got)
 		}
 	})
+}
+
+// TestMasker_BigValues checks that the masker's cost is bounded whatever
+// values a job names, and that a long value is still masked in its forms.
+func TestMasker_BigValues(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	var values []string
+	for range 20 {
+		values = append(values, bigSecret(r, 64<<10))
+	}
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	m := &masker{}
+	for _, v := range values {
+		m.add(v)
+	}
+	v := values[7]
+	echo := "got " + url.QueryEscape(v) + " and " + mustMarshal(mustMarshal(v)) + " and " + v + "."
+	got := m.text(echo)
+	goruntime.ReadMemStats(&after)
+	if got != `got HIDDEN and "\"HIDDEN\"" and HIDDEN.` {
+		t.Errorf("text of an echo = %.100q", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("20 values of 64 KiB took %d MB", n>>20)
+	}
+}
+
+// TestMasker_Blind checks that a value whose characters' forms outgrow the
+// budget blanks every text that may hold it, and only those.
+func TestMasker_Blind(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("zq7key")
+	for r := rune(0x4e00); r < 0x4e00+5000; r++ {
+		b.WriteRune(r)
+	}
+	m := &masker{}
+	m.add(b.String())
+	m.add("zq8-other")
+	for _, tc := range []struct{ name, in, want string }{
+		{"holding its anchor", "a zq7key b", "HIDDEN"},
+		{"holding it", "a " + b.String(), "HIDDEN"},
+		{"not holding it", "a zq7 b", "a zq7 b"},
+		{"holding another value", "a zq8-other b", "a HIDDEN b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := m.text(tc.in); got != tc.want {
+				t.Errorf("text(%.40q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMasker_Budget checks that a search running out of budget blanks the
+// text rather than leaving a value in it.
+func TestMasker_Budget(t *testing.T) {
+	m := &masker{}
+	m.add("zq7/a/b/c/d")
+	budget := 5
+	if got := m.hide("x zq7%2Fa%2Fb/c/d", m.values, &budget); got != Hidden {
+		t.Errorf("hide = %q", got)
+	}
+}
+
+// TestUnitForms_Alnum checks what maskValue.anchor counts on: every encoder
+// writes a letter or digit as it is.
+func TestUnitForms_Alnum(t *testing.T) {
+	for c := range byte(utf8.RuneSelf) {
+		if isAlnum(c) {
+			if forms := encodedForms(string(c)); len(forms) != 1 || forms[0] != string(c) {
+				t.Errorf("forms of %q: %q", c, forms)
+			}
+		}
+	}
+}
+
+// TestMasker_ManyBlind checks that naming many values beyond the budget
+// costs no more than a few: the forms worked out are bounded per job.
+func TestMasker_ManyBlind(t *testing.T) {
+	m := &masker{}
+	for i := range 20 {
+		var b strings.Builder
+		for r := rune(0x4e00 + i*2000); r < rune(0x4e00+i*2000+3000); r++ {
+			b.WriteRune(r)
+		}
+		m.add(b.String())
+	}
+	if m.spent > maxSpent+maxUnitBytes {
+		t.Errorf("worked out %d bytes of forms", m.spent)
+	}
+	if !m.values[19].blind {
+		t.Errorf("the last value is not blind")
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -121,16 +122,53 @@ func secretForms(v string) []string {
 			forms = append(forms, lowerHexEscapes(f))
 		}
 	}
-	if !isASCII(v) {
-		// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers
-		// and servlet containers read header bytes: an echoed header comes
-		// back so ("GrÃ¼Ãe" for "Grüße").
-		// And as Python's repr shows both: the bytes (b'Gr\xc3\xbc...') and
-		// that Latin-1 text, whose characters U+0080 to U+00A0 and U+00AD it
-		// writes \xNN.
-		forms = append(forms, latin1(v), bytesRepr(v), latin1Repr(v))
+	// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers and
+	// servlet containers read header bytes: an echoed header comes back so
+	// ("GrÃ¼Ãe" for "Grüße"). And as Python's repr shows both: the bytes
+	// (b'Gr\xc3\xbc...') and that Latin-1 text, whose characters U+0080 to
+	// U+00A0 and U+00AD it writes \xNN.
+	return append(forms, latin1(v), bytesRepr(v), latin1Repr(v))
+}
+
+// unitForms lists the forms of u, one character of a secret (or one byte
+// of invalid UTF-8): each of secretForms, written into JSON by each encoder
+// (jsonForms), and that JSON written into JSON again. Every encoder writes
+// a value character by character, so a value's form is a form of each of
+// its characters in a row. A letter or digit is written as it is by all of
+// them (a test checks it), which the masker counts on (maskValue.anchor).
+func unitForms(u string) []string {
+	if len(u) == 1 && isAlnum(u[0]) {
+		return []string{u}
 	}
-	return forms
+	return encodedForms(u)
+}
+
+// encodedForms is unitForms worked out: each stage applied to the distinct
+// results of the one before.
+func encodedForms(u string) []string {
+	forms := distinct(secretForms(u))
+	var once []string
+	for _, f := range forms {
+		once = append(once, jsonForms(f)...)
+	}
+	once = distinct(once)
+	for _, f := range once {
+		forms = append(forms, f)
+		forms = append(forms, jsonEscapes(f)...)
+	}
+	return distinct(forms)
+}
+
+// distinct returns forms without repeats, in their first order.
+func distinct(forms []string) []string {
+	seen := make(map[string]bool, len(forms))
+	return slices.DeleteFunc(forms, func(f string) bool {
+		if seen[f] {
+			return true
+		}
+		seen[f] = true
+		return false
+	})
 }
 
 // bytesRepr writes the bytes of s as Python's repr of bytes does between
@@ -165,15 +203,6 @@ func latin1Repr(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // latin1 reads the bytes of s as ISO-8859-1.
