@@ -64,7 +64,7 @@ func TestMasker_EveryForm(t *testing.T) {
 			if strings.ContainsFunc(v, func(r rune) bool { return r >= 0x80 }) {
 				forms = append(forms, reprBytes.String(), reprText.String())
 			}
-			forms = append(forms, string(mojibake), python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
+			forms = append(forms, string(mojibake), python, js, lowerHexEscaped(strict), lowerHexEscaped(python),
 				strings.ReplaceAll(url.QueryEscape(v), "~", "%7E"), url.QueryEscape(url.QueryEscape(v)),
 				html.EscapeString(v), strings.NewReplacer("'", "&#x27;", `"`, "&quot;").Replace(html.EscapeString(v)))
 			for _, f := range forms {
@@ -303,5 +303,25 @@ func TestMasker_ManyBlind(t *testing.T) {
 	}
 	if !m.values[19].blind {
 		t.Errorf("the last value is not blind")
+	}
+}
+
+// TestMasker_AuditedForms checks forms an audit found shown: each text is
+// what a client or server made of the secret.
+func TestMasker_AuditedForms(t *testing.T) {
+	next := func(v string) string {
+		return "next=" + strings.ReplaceAll(url.QueryEscape("/app/"+url.PathEscape(v)+"/getMe"), "+", "%20")
+	}
+	for _, tc := range []struct{ name, secret, text, want string }{
+		{"a path segment in a redirect's next=", "q8Zx+Lm/9TkW2r==", next("q8Zx+Lm/9TkW2r=="), "next=%2Fapp%2FHIDDEN%2FgetMe"},
+		{"spaces in a redirect's next=", "my secret value 42", next("my secret value 42"), "next=%2Fapp%2FHIDDEN%2FgetMe"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := m.text(tc.text); got != tc.want {
+				t.Errorf("text(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
 	}
 }

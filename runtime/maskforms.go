@@ -114,14 +114,17 @@ func secretForms(v string) []string {
 	strict := strings.ReplaceAll(query, "+", "%20")
 	forms := []string{v, url.PathEscape(v), query, strict, url.User(v).String(), (&url.URL{Path: v}).EscapedPath(),
 		strings.ReplaceAll(strict, "%2F", "/"), componentEscaped.Replace(strict),
-		strings.ReplaceAll(query, "~", "%7E"), // Java's URLEncoder, PHP's urlencode, .NET's UrlEncode
-		url.QueryEscape(query),                // encoded twice, as a redirect's next= parameter is
-		html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v)}
+		strings.ReplaceAll(query, "~", "%7E")} // Java's URLEncoder, PHP's urlencode, .NET's UrlEncode
+	forms = append(forms, lowerHexEscapes(forms...)...)
+	// Each URL form encoded again, as a redirect's next= parameter holds
+	// the path or query it was asked for.
+	var again []string
 	for _, f := range forms {
-		if strings.Contains(f, "%") {
-			forms = append(forms, lowerHexEscapes(f))
-		}
+		q := url.QueryEscape(f)
+		again = append(again, q, strings.ReplaceAll(q, "+", "%20"))
 	}
+	forms = append(append(forms, again...), lowerHexEscapes(again...)...)
+	forms = append(forms, html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v))
 	// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers and
 	// servlet containers read header bytes: an echoed header comes back so
 	// ("GrÃ¼Ãe" for "Grüße"). And as Python's repr shows both: the bytes
@@ -227,8 +230,20 @@ var (
 // leaves out.
 var componentEscaped = strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
 
-// lowerHexEscapes writes the hex digits of f's %XX escapes in lower case.
-func lowerHexEscapes(f string) string {
+// lowerHexEscapes lists those of forms holding %XX escapes with their hex
+// digits in lower case.
+func lowerHexEscapes(forms ...string) []string {
+	var out []string
+	for _, f := range forms {
+		if strings.Contains(f, "%") {
+			out = append(out, lowerHexEscaped(f))
+		}
+	}
+	return out
+}
+
+// lowerHexEscaped writes the hex digits of f's %XX escapes in lower case.
+func lowerHexEscaped(f string) string {
 	b := []byte(f)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {
