@@ -315,6 +315,13 @@ func TestMasker_AuditedForms(t *testing.T) {
 	for _, tc := range []struct{ name, secret, text, want string }{
 		{"a path segment in a redirect's next=", "q8Zx+Lm/9TkW2r==", next("q8Zx+Lm/9TkW2r=="), "next=%2Fapp%2FHIDDEN%2FgetMe"},
 		{"spaces in a redirect's next=", "my secret value 42", next("my secret value 42"), "next=%2Fapp%2FHIDDEN%2FgetMe"},
+		{"Java's URLEncoder", "key*with~tilde!(x)", "q=key*with%7Etilde%21%28x%29&", "q=HIDDEN&"},
+		{".NET's UrlEncode", "key*with~tilde!(x)", "q=key*with%7etilde!(x)&", "q=HIDDEN&"},
+		{"Python's repr of ASCII with both quotes", `he said "hi" & 'bye' <tag> \ back/slash`,
+			`got 'he said "hi" & \'bye\' <tag> \\ back/slash'`, `got 'HIDDEN'`},
+		{"Python's repr of a line break", "zq7\nline", `'zq7\nline'`, `'HIDDEN'`},
+		{"Go's %q beyond ASCII", "p\u00e4\u00a0ssword", "dial: \"p\u00e4\\u00a0ssword\"", `dial: "HIDDEN"`},
+		{"Go's %+q", "p\u00e4\u00a0ss\x01word", `dial: "p\u00e4\u00a0ss\x01word"`, `dial: "HIDDEN"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &masker{}

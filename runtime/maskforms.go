@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -125,6 +126,10 @@ func secretForms(v string) []string {
 	}
 	forms = append(append(forms, again...), lowerHexEscapes(again...)...)
 	forms = append(forms, html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v))
+	// Python's repr, which escapes ' only in a value holding both kinds of
+	// quote.
+	repr := pythonRepr(v)
+	forms = append(forms, repr, strings.ReplaceAll(repr, "'", `\'`))
 	// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers and
 	// servlet containers read header bytes: an echoed header comes back so
 	// ("GrÃ¼Ãe" for "Grüße"). And as Python's repr shows both: the bytes
@@ -186,6 +191,34 @@ func bytesRepr(s string) string {
 			b.WriteByte(c)
 		default:
 			fmt.Fprintf(&b, `\x%02x`, c)
+		}
+	}
+	return b.String()
+}
+
+// pythonRepr writes s as Python's repr of a str does between its quotes
+// (choosing '): backslash, line breaks and tabs escaped, what it deems
+// unprintable as \xNN, \uNNNN or \UNNNNNNNN; ' is left for the caller.
+func pythonRepr(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < utf8.RuneSelf && r >= 0x20 && r < 0x7f || r >= utf8.RuneSelf && r != 0xad && unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r <= 0xff:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		}
 	}
 	return b.String()
