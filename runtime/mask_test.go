@@ -321,6 +321,7 @@ func TestMasker_AuditedForms(t *testing.T) {
 			`got 'he said "hi" & \'bye\' <tag> \\ back/slash'`, `got 'HIDDEN'`},
 		{"Python's repr of a line break", "zq7\nline", `'zq7\nline'`, `'HIDDEN'`},
 		{"Go's %q beyond ASCII", "p\u00e4\u00a0ssword", "dial: \"p\u00e4\\u00a0ssword\"", `dial: "HIDDEN"`},
+		{"Go's %q of control characters", "zq7\vtab\akey", `dial "zq7\vtab\akey"`, `dial "HIDDEN"`},
 		{"Go's %+q", "p\u00e4\u00a0ss\x01word", `dial: "p\u00e4\u00a0ss\x01word"`, `dial: "HIDDEN"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

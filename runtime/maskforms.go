@@ -7,6 +7,7 @@ import (
 	"html"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -126,8 +127,12 @@ func secretForms(v string) []string {
 	}
 	forms = append(append(forms, again...), lowerHexEscapes(again...)...)
 	forms = append(forms, html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v))
-	// Python's repr, which escapes ' only in a value holding both kinds of
-	// quote.
+	// Go's %q (strconv.Quote, and QuoteToASCII for %+q) of an error
+	// quoting the value, and Python's repr, which escapes ' only in a
+	// value holding both kinds of quote.
+	for _, q := range []string{strconv.Quote(v), strconv.QuoteToASCII(v)} {
+		forms = append(forms, q[1:len(q)-1])
+	}
 	repr := pythonRepr(v)
 	forms = append(forms, repr, strings.ReplaceAll(repr, "'", `\'`))
 	// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers and
