@@ -19,16 +19,39 @@ const Hidden = "HIDDEN"
 // value is known in every form it takes on the way out of the venue
 // (maskforms.go): as it is, escaped for each part of a URL (see escapeURL),
 // escaped in JSON and HTML as common encoders do, so that a server echoing
-// a request line or a header returns nothing the masker misses. Only values of at least minMasked bytes are masked: a
-// one-letter "secret" would blank every occurrence of that letter, which is
-// why shorter values cannot be stored or resolved (tooShort).
+// a request line or a header returns nothing the masker misses. Only values
+// of at least minMasked bytes are masked: a one-letter "secret" would blank
+// every occurrence of that letter, which is why shorter values cannot be
+// stored or resolved (tooShort).
+//
+// Every encoder the masker knows writes a value character by character, so
+// it keeps the forms of each character (unitForms), not of each value: a
+// text holds a value if it holds, in a row, one form of each of its
+// characters (maskmatch.go). Listing each value's forms whole took ~850
+// strings up to 6 times its size, 110 MB for a 64 KiB value; the forms of
+// the characters are shared by all values and bounded (maxUnitBytes).
 type masker struct {
-	mu     sync.Mutex
-	inText []string // the forms to blank in plain text, longest first
-	inJSON []string // the forms inside JSON strings (escaped once or twice), longest first
+	mu        sync.Mutex
+	values    []*maskValue
+	ascii     [utf8.RuneSelf][]string // the forms of each ASCII character of the values
+	units     map[string][]string     // and of each other character
+	unitBytes int                     // the size of both, at most maxUnitBytes
+	spent     int                     // the size of all forms worked out, at most maxSpent
 }
 
 const minMasked = 4
+
+// maxUnitBytes bounds the forms a job's masker keeps. The forms of all ASCII
+// characters take 11 KB, of one beyond ASCII under 1 KB, so only
+// values holding thousands of different characters outgrow it; such a value
+// is still masked, by blanking all of any text that may hold it (see
+// maskValue.blind).
+const maxUnitBytes = 1 << 20
+
+// maxSpent bounds the forms a job's masker works out, including those of
+// values that outgrew maxUnitBytes and were dropped: naming many such
+// values costs no more than a few.
+const maxSpent = 4 * maxUnitBytes
 
 func (m *masker) add(v string) {
 	if len(v) < minMasked {
@@ -36,60 +59,178 @@ func (m *masker) add(v string) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, f := range secretForms(v) {
-		m.inText = insertForm(m.inText, f)
-		for _, once := range jsonForms(f) {
-			for _, twice := range append(jsonEscapes(once), once) {
-				m.inText = insertForm(m.inText, twice)
-				m.inJSON = insertForm(m.inJSON, twice)
-			}
-		}
+	if slices.ContainsFunc(m.values, func(mv *maskValue) bool { return mv.v == v }) {
+		return
 	}
+	mv := newMaskValue(v)
+	mv.blind = !m.learnUnits(v)
+	m.values = append(m.values, mv)
 }
 
-// insertForm returns forms with f added, kept longest first so that a form
-// is never cut up by masking a shorter one inside it first. The result is
-// a new slice: text and apply read the old one without the lock.
-func insertForm(forms []string, f string) []string {
-	if slices.Contains(forms, f) {
-		return forms
+// learnUnits adds the forms of v's characters to the masker's, as read
+// forwards and backwards (invalid UTF-8 is read a byte at a time either
+// way). If they would outgrow maxUnitBytes it adds none and reports false:
+// one value beyond the budget leaves it to the others.
+func (m *masker) learnUnits(v string) bool {
+	var added []string
+	size := m.unitBytes
+	for i, j := 0, len(v); i < len(v); {
+		_, n := utf8.DecodeRuneInString(v[i:])
+		_, back := utf8.DecodeLastRuneInString(v[:j])
+		for _, u := range []string{v[i : i+n], v[j-back : j]} {
+			if m.forms(u) != nil {
+				continue
+			}
+			var forms []string
+			if m.spent <= maxSpent {
+				forms = unitForms(u)
+			}
+			for _, f := range forms {
+				size += len(f) + 16
+				m.spent += len(f) + 16
+			}
+			if forms == nil || size > maxUnitBytes {
+				for _, u := range added {
+					m.setForms(u, nil)
+				}
+				return false
+			}
+			m.setForms(u, forms)
+			added = append(added, u)
+		}
+		i, j = i+n, j-back
 	}
-	i, _ := slices.BinarySearchFunc(forms, f, func(a, b string) int { return len(b) - len(a) })
-	return slices.Insert(slices.Clip(forms), i, f)
+	m.unitBytes = size
+	return true
+}
+
+// setForms sets (or with nil, forgets) the forms of u, one character.
+func (m *masker) setForms(u string, forms []string) {
+	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		m.ascii[u[0]] = forms
+		return
+	}
+	if m.units == nil {
+		m.units = make(map[string][]string)
+	}
+	if forms == nil {
+		delete(m.units, u)
+		return
+	}
+	m.units[u] = forms
+}
+
+// forms returns the forms of u, one character, or nil if unknown.
+func (m *masker) forms(u string) []string {
+	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		return m.ascii[u[0]]
+	}
+	return m.units[u]
 }
 
 // text masks the values in s.
 func (m *masker) text(s string) string {
-	m.mu.Lock()
-	forms := m.inText
-	m.mu.Unlock()
-	for _, f := range forms {
-		s = strings.ReplaceAll(s, f, Hidden)
+	if s == "" {
+		return s
 	}
-	return s
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	budget := matchBudget(len(s))
+	return m.hide(s, m.values, &budget)
+}
+
+// present lists the values that b may hold: those whose anchor it holds
+// (every form of a value holds its anchor), and all of them if b writes a
+// character as a \u escape (which may spell a letter of the anchor).
+func (m *masker) present(b []byte) []*maskValue {
+	if bytes.Contains(b, []byte(`\u`)) {
+		return m.values
+	}
+	var out []*maskValue
+	for _, mv := range m.values {
+		if bytes.Contains(b, []byte(mv.anchor)) {
+			out = append(out, mv)
+		}
+	}
+	return out
 }
 
 // apply masks j's output, error and message in place.
 func (m *masker) apply(j *venue.Job) {
 	j.Error = m.text(j.Error)
-	m.mu.Lock()
-	forms := m.inJSON
-	m.mu.Unlock()
-	for _, f := range forms {
-		j.Output = maskJSON(j.Output, f)
-		j.Message = maskJSON(j.Message, f)
-	}
+	j.Output = m.json(j.Output)
+	j.Message = m.json(j.Message)
 }
 
-// maskJSON replaces esc, a secret's form as escaped inside a JSON string,
-// in the JSON text b. A secret can only appear in b inside a string, so
-// swapping its escaped form for HIDDEN keeps the text valid.
-func maskJSON(b json.RawMessage, esc string) json.RawMessage {
-	if len(b) == 0 || !bytes.Contains(b, []byte(esc)) {
+// json masks the JSON text b without changing its structure, since the
+// record must stay JSON: a secret is replaced only inside a string (a
+// member name or a value, read with its escapes undone, so a value JSON
+// written into a string is caught too), and a number or literal holding
+// one becomes the string "HIDDEN". A form spanning several tokens ("200,"
+// after a status) is structure, not the secret, and stays. Text that is
+// not JSON is masked as text.
+func (m *masker) json(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
 		return b
 	}
-	return bytes.ReplaceAll(b, []byte(esc), []byte(Hidden))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	vals := m.present(b)
+	if len(vals) == 0 {
+		return b
+	}
+	budget := matchBudget(len(b))
+	if !json.Valid(b) {
+		return json.RawMessage(m.hide(string(b), vals, &budget))
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(b); {
+		start := i
+		switch c := b[i]; {
+		case c == '"':
+			i = stringEnd(b, i)
+		case jsonDelim(c):
+			i++
+			continue
+		default:
+			for i < len(b) && b[i] != '"' && !jsonDelim(b[i]) {
+				i++
+			}
+		}
+		if masked, ok := m.jsonToken(b[start:i], vals, &budget); ok {
+			out = append(append(out, b[last:start]...), masked...)
+			last = i
+		}
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[last:]...)
 }
+
+// jsonToken masks one token of a JSON text: a string or a number or
+// literal. It reports false if nothing in it changed.
+func (m *masker) jsonToken(tok []byte, vals []*maskValue, budget *int) ([]byte, bool) {
+	if tok[0] != '"' {
+		if m.hide(string(tok), vals, budget) == string(tok) {
+			return nil, false
+		}
+		return venue.AppendString(nil, Hidden), true
+	}
+	s := string(tok[1 : len(tok)-1])
+	if bytes.IndexByte(tok, '\\') >= 0 {
+		json.Unmarshal(tok, &s)
+	}
+	masked := m.hide(s, vals, budget)
+	if masked == s {
+		return nil, false
+	}
+	return venue.AppendString(nil, masked), true
+}
+
+// jsonDelim reports whether c is JSON punctuation or white space.
+func jsonDelim(c byte) bool { return strings.IndexByte("{}[]:, \t\r\n", c) >= 0 }
 
 // maskFields returns input with every object member whose key is listed in
 // fields replaced by "HIDDEN", at any depth. Inputs that are not JSON

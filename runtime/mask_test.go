@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"math/rand"
 	"net/url"
+	goruntime "runtime"
 	"strings"
 	"testing"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -61,7 +64,7 @@ func TestMasker_EveryForm(t *testing.T) {
 			if strings.ContainsFunc(v, func(r rune) bool { return r >= 0x80 }) {
 				forms = append(forms, reprBytes.String(), reprText.String())
 			}
-			forms = append(forms, string(mojibake), python, js, lowerHexEscapes(strict), lowerHexEscapes(python),
+			forms = append(forms, string(mojibake), python, js, lowerHexEscaped(strict), lowerHexEscaped(python),
 				strings.ReplaceAll(url.QueryEscape(v), "~", "%7E"), url.QueryEscape(url.QueryEscape(v)),
 				html.EscapeString(v), strings.NewReplacer("'", "&#x27;", `"`, "&quot;").Replace(html.EscapeString(v)))
 			for _, f := range forms {
@@ -158,6 +161,174 @@ func TestMaskFields(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := string(maskFields(json.RawMessage(tc.in), fields)); got != tc.want {
 				t.Fatalf("maskFields(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMasker_JSONStructure checks that masking a record never changes its
+// JSON structure: a secret is replaced inside strings only, and a number
+// or literal holding one becomes a string.
+func TestMasker_JSONStructure(t *testing.T) {
+	for _, tc := range []struct{ name, secret, in, want string }{
+		{"a secret matching structure", "200,", `{"status":200,"headers":{"a":"b"}}`, `{"status":200,"headers":{"a":"b"}}`},
+		{"a secret matching a member's end", `":"b`, `{"a":"b"}`, `{"a":"b"}`},
+		{"inside a string", "200,", `{"body":"was 200, ok"}`, `{"body":"was HIDDEN ok"}`},
+		{"a member name", "s3cr3t", `{"s3cr3t":1}`, `{"HIDDEN":1}`},
+		{"a number", "12345678", `{"n":[1234567890]}`, `{"n":["HIDDEN"]}`},
+		{"a literal", "true", `[true, false]`, `["HIDDEN", false]`},
+		{"a string spelled with escapes", "s3cr3t", `["\u0073\u0033cr3t and \/"]`, `["HIDDEN and /"]`},
+		{"JSON inside a string", `a"b\c`, `{"body":"{\"k\":\"a\\\"b\\\\c\"}"}`, `{"body":"{\"k\":\"HIDDEN\"}"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := string(func() json.RawMessage { j := &venue.Job{Output: json.RawMessage(tc.in)}; m.apply(j); return j.Output }()); got != tc.want {
+				t.Errorf("json(%s) = %s, want %s", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzMasker_JSON checks that masking valid JSON gives valid JSON, whatever
+// the secret.
+func FuzzMasker_JSON(f *testing.F) {
+	f.Add("200,", []byte(`{"status":200,"headers":{"location":"/x"}}`))
+	f.Add(`":"`, []byte(`{"a":"b","c":"d"}`))
+	f.Add(`\"x`, []byte(`["\\\"x"]`))
+	f.Add("1e10", []byte(`[1e100, "1e10"]`))
+	f.Add("null", []byte(`{"null":null}`))
+	f.Add("ab\u2028", []byte("\"ab\u2028\""))
+	f.Fuzz(func(t *testing.T, secret string, doc []byte) {
+		if !json.Valid(doc) {
+			return
+		}
+		m := &masker{}
+		m.add(secret)
+		j := &venue.Job{Output: doc}
+		m.apply(j)
+		if got := j.Output; !json.Valid(got) {
+			t.Fatalf("masking %q out of %s gives %s", secret, doc, got)
+		}
+	})
+}
+
+// TestMasker_BigValues checks that the masker's cost is bounded whatever
+// values a job names, and that a long value is still masked in its forms.
+func TestMasker_BigValues(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	var values []string
+	for range 20 {
+		values = append(values, bigSecret(r, 64<<10))
+	}
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	m := &masker{}
+	for _, v := range values {
+		m.add(v)
+	}
+	v := values[7]
+	echo := "got " + url.QueryEscape(v) + " and " + mustMarshal(mustMarshal(v)) + " and " + v + "."
+	got := m.text(echo)
+	goruntime.ReadMemStats(&after)
+	if got != `got HIDDEN and "\"HIDDEN\"" and HIDDEN.` {
+		t.Errorf("text of an echo = %.100q", got)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("20 values of 64 KiB took %d MB", n>>20)
+	}
+}
+
+// TestMasker_Blind checks that a value whose characters' forms outgrow the
+// budget blanks every text that may hold it, and only those.
+func TestMasker_Blind(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("zq7key")
+	for r := rune(0x4e00); r < 0x4e00+5000; r++ {
+		b.WriteRune(r)
+	}
+	m := &masker{}
+	m.add(b.String())
+	m.add("zq8-other")
+	for _, tc := range []struct{ name, in, want string }{
+		{"holding its anchor", "a zq7key b", "HIDDEN"},
+		{"holding it", "a " + b.String(), "HIDDEN"},
+		{"not holding it", "a zq7 b", "a zq7 b"},
+		{"holding another value", "a zq8-other b", "a HIDDEN b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := m.text(tc.in); got != tc.want {
+				t.Errorf("text(%.40q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMasker_Budget checks that a search running out of budget blanks the
+// text rather than leaving a value in it.
+func TestMasker_Budget(t *testing.T) {
+	m := &masker{}
+	m.add("zq7/a/b/c/d")
+	budget := 5
+	if got := m.hide("x zq7%2Fa%2Fb/c/d", m.values, &budget); got != Hidden {
+		t.Errorf("hide = %q", got)
+	}
+}
+
+// TestUnitForms_Alnum checks what maskValue.anchor counts on: every encoder
+// writes a letter or digit as it is.
+func TestUnitForms_Alnum(t *testing.T) {
+	for c := range byte(utf8.RuneSelf) {
+		if isAlnum(c) {
+			if forms := encodedForms(string(c)); len(forms) != 1 || forms[0] != string(c) {
+				t.Errorf("forms of %q: %q", c, forms)
+			}
+		}
+	}
+}
+
+// TestMasker_ManyBlind checks that naming many values beyond the budget
+// costs no more than a few: the forms worked out are bounded per job.
+func TestMasker_ManyBlind(t *testing.T) {
+	m := &masker{}
+	for i := range 20 {
+		var b strings.Builder
+		for r := rune(0x4e00 + i*2000); r < rune(0x4e00+i*2000+3000); r++ {
+			b.WriteRune(r)
+		}
+		m.add(b.String())
+	}
+	if m.spent > maxSpent+maxUnitBytes {
+		t.Errorf("worked out %d bytes of forms", m.spent)
+	}
+	if !m.values[19].blind {
+		t.Errorf("the last value is not blind")
+	}
+}
+
+// TestMasker_AuditedForms checks forms an audit found shown: each text is
+// what a client or server made of the secret.
+func TestMasker_AuditedForms(t *testing.T) {
+	next := func(v string) string {
+		return "next=" + strings.ReplaceAll(url.QueryEscape("/app/"+url.PathEscape(v)+"/getMe"), "+", "%20")
+	}
+	for _, tc := range []struct{ name, secret, text, want string }{
+		{"a path segment in a redirect's next=", "q8Zx+Lm/9TkW2r==", next("q8Zx+Lm/9TkW2r=="), "next=%2Fapp%2FHIDDEN%2FgetMe"},
+		{"spaces in a redirect's next=", "my secret value 42", next("my secret value 42"), "next=%2Fapp%2FHIDDEN%2FgetMe"},
+		{"Java's URLEncoder", "key*with~tilde!(x)", "q=key*with%7Etilde%21%28x%29&", "q=HIDDEN&"},
+		{".NET's UrlEncode", "key*with~tilde!(x)", "q=key*with%7etilde!(x)&", "q=HIDDEN&"},
+		{"Python's repr of ASCII with both quotes", `he said "hi" & 'bye' <tag> \ back/slash`,
+			`got 'he said "hi" & \'bye\' <tag> \\ back/slash'`, `got 'HIDDEN'`},
+		{"Python's repr of a line break", "zq7\nline", `'zq7\nline'`, `'HIDDEN'`},
+		{"Go's %q beyond ASCII", "p\u00e4\u00a0ssword", "dial: \"p\u00e4\\u00a0ssword\"", `dial: "HIDDEN"`},
+		{"Go's %q of control characters", "zq7\vtab\akey", `dial "zq7\vtab\akey"`, `dial "HIDDEN"`},
+		{"Go's %+q", "p\u00e4\u00a0ss\x01word", `dial: "p\u00e4\u00a0ss\x01word"`, `dial: "HIDDEN"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := m.text(tc.text); got != tc.want {
+				t.Errorf("text(%q) = %q, want %q", tc.text, got, tc.want)
 			}
 		})
 	}

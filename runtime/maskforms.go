@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"html"
 	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -113,24 +116,72 @@ func secretForms(v string) []string {
 	strict := strings.ReplaceAll(query, "+", "%20")
 	forms := []string{v, url.PathEscape(v), query, strict, url.User(v).String(), (&url.URL{Path: v}).EscapedPath(),
 		strings.ReplaceAll(strict, "%2F", "/"), componentEscaped.Replace(strict),
-		strings.ReplaceAll(query, "~", "%7E"), // Java's URLEncoder, PHP's urlencode, .NET's UrlEncode
-		url.QueryEscape(query),                // encoded twice, as a redirect's next= parameter is
-		html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v)}
+		strings.ReplaceAll(query, "~", "%7E")} // Java's URLEncoder, PHP's urlencode, .NET's UrlEncode
+	forms = append(forms, lowerHexEscapes(forms...)...)
+	// Each URL form encoded again, as a redirect's next= parameter holds
+	// the path or query it was asked for.
+	var again []string
 	for _, f := range forms {
-		if strings.Contains(f, "%") {
-			forms = append(forms, lowerHexEscapes(f))
+		q := url.QueryEscape(f)
+		again = append(again, q, strings.ReplaceAll(q, "+", "%20"))
+	}
+	forms = append(append(forms, again...), lowerHexEscapes(again...)...)
+	forms = append(forms, html.EscapeString(v), pythonHTML.Replace(v), phpHTML.Replace(v), templateHTML.Replace(v))
+	// Go's %q (strconv.Quote, and QuoteToASCII for %+q) of an error
+	// quoting the value, and Python's repr, which escapes ' only in a
+	// value holding both kinds of quote.
+	for _, q := range []string{strconv.Quote(v), strconv.QuoteToASCII(v)} {
+		forms = append(forms, q[1:len(q)-1])
+	}
+	repr := pythonRepr(v)
+	forms = append(forms, repr, strings.ReplaceAll(repr, "'", `\'`))
+	// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers and
+	// servlet containers read header bytes: an echoed header comes back so
+	// ("GrÃ¼Ãe" for "Grüße"). And as Python's repr shows both: the bytes
+	// (b'Gr\xc3\xbc...') and that Latin-1 text, whose characters U+0080 to
+	// U+00A0 and U+00AD it writes \xNN.
+	return append(forms, latin1(v), bytesRepr(v), latin1Repr(v))
+}
+
+// unitForms lists the forms of u, one character of a secret (or one byte
+// of invalid UTF-8): each of secretForms, written into JSON by each encoder
+// (jsonForms), and that JSON written into JSON again. Every encoder writes
+// a value character by character, so a value's form is a form of each of
+// its characters in a row. A letter or digit is written as it is by all of
+// them (a test checks it), which the masker counts on (maskValue.anchor).
+func unitForms(u string) []string {
+	if len(u) == 1 && isAlnum(u[0]) {
+		return []string{u}
+	}
+	return encodedForms(u)
+}
+
+// encodedForms is unitForms worked out: each stage applied to the distinct
+// results of the one before.
+func encodedForms(u string) []string {
+	forms := distinct(secretForms(u))
+	var once []string
+	for _, f := range forms {
+		once = append(once, jsonForms(f)...)
+	}
+	once = distinct(once)
+	for _, f := range once {
+		forms = append(forms, f)
+		forms = append(forms, jsonEscapes(f)...)
+	}
+	return distinct(forms)
+}
+
+// distinct returns forms without repeats, in their first order.
+func distinct(forms []string) []string {
+	seen := make(map[string]bool, len(forms))
+	return slices.DeleteFunc(forms, func(f string) bool {
+		if seen[f] {
+			return true
 		}
-	}
-	if !isASCII(v) {
-		// The value's UTF-8 bytes read as ISO-8859-1, as Node, WSGI servers
-		// and servlet containers read header bytes: an echoed header comes
-		// back so ("GrÃ¼Ãe" for "Grüße").
-		// And as Python's repr shows both: the bytes (b'Gr\xc3\xbc...') and
-		// that Latin-1 text, whose characters U+0080 to U+00A0 and U+00AD it
-		// writes \xNN.
-		forms = append(forms, latin1(v), bytesRepr(v), latin1Repr(v))
-	}
-	return forms
+		seen[f] = true
+		return false
+	})
 }
 
 // bytesRepr writes the bytes of s as Python's repr of bytes does between
@@ -145,6 +196,34 @@ func bytesRepr(s string) string {
 			b.WriteByte(c)
 		default:
 			fmt.Fprintf(&b, `\x%02x`, c)
+		}
+	}
+	return b.String()
+}
+
+// pythonRepr writes s as Python's repr of a str does between its quotes
+// (choosing '): backslash, line breaks and tabs escaped, what it deems
+// unprintable as \xNN, \uNNNN or \UNNNNNNNN; ' is left for the caller.
+func pythonRepr(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < utf8.RuneSelf && r >= 0x20 && r < 0x7f || r >= utf8.RuneSelf && r != 0xad && unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r <= 0xff:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r <= 0xffff:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
 		}
 	}
 	return b.String()
@@ -165,15 +244,6 @@ func latin1Repr(s string) string {
 		}
 	}
 	return b.String()
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // latin1 reads the bytes of s as ISO-8859-1.
@@ -198,8 +268,20 @@ var (
 // leaves out.
 var componentEscaped = strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
 
-// lowerHexEscapes writes the hex digits of f's %XX escapes in lower case.
-func lowerHexEscapes(f string) string {
+// lowerHexEscapes lists those of forms holding %XX escapes with their hex
+// digits in lower case.
+func lowerHexEscapes(forms ...string) []string {
+	var out []string
+	for _, f := range forms {
+		if strings.Contains(f, "%") {
+			out = append(out, lowerHexEscaped(f))
+		}
+	}
+	return out
+}
+
+// lowerHexEscaped writes the hex digits of f's %XX escapes in lower case.
+func lowerHexEscaped(f string) string {
 	b := []byte(f)
 	for i := 0; i+2 < len(b); i++ {
 		if b[i] == '%' {
