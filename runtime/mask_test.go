@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"net/url"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -332,4 +333,44 @@ func TestMasker_AuditedForms(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzMasker_Forms checks that the masker is sound for the encodings it
+// documents: however a secret looks, and whatever text surrounds it, none
+// of its forms stays readable, raw or inside a JSON string.
+func FuzzMasker_Forms(f *testing.F) {
+	f.Add("tok-5ecret-value", "before ", " after")
+	f.Add("p@ss w0rd/?#&=+", "x", "y")
+	f.Add("\u00e4\u00a0\u2028\"'\\", "", "")
+	f.Add("aaaa", "aaa", "aaa")
+	f.Add("----", "--", "-")
+	f.Fuzz(func(t *testing.T, secret, before, after string) {
+		if len(secret) < 4 || !utf8.ValidString(secret) || !utf8.ValidString(before) || !utf8.ValidString(after) {
+			return
+		}
+		m := &masker{}
+		m.add(secret)
+		quoted, _ := json.Marshal(secret)
+		for name, form := range map[string]string{
+			"raw":         secret,
+			"JSON":        string(quoted[1 : len(quoted)-1]),
+			"query":       url.QueryEscape(secret),
+			"path":        url.PathEscape(secret),
+			"HTML":        html.EscapeString(secret),
+			"Go quoted":   strconv.Quote(secret),
+			"query twice": url.QueryEscape(url.QueryEscape(secret)),
+		} {
+			got := m.text(before + form + after)
+			if strings.Contains(got, form) {
+				t.Fatalf("%s form %q of %q shows in %q", name, form, secret, got)
+			}
+			doc, _ := json.Marshal(map[string]string{"k": before + form + after})
+			j := &venue.Job{Output: doc}
+			m.apply(j)
+			var back map[string]string
+			if json.Unmarshal(j.Output, &back) != nil || strings.Contains(back["k"], form) {
+				t.Fatalf("%s form %q of %q shows in %s", name, form, secret, j.Output)
+			}
+		}
+	})
 }
