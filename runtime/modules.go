@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"mime"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
@@ -55,6 +56,25 @@ func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
 	}
 	if _, err := CompileSchema(op.Path, op.Output); err != nil {
 		return venue.Errorf(venue.EINVALID, "Operation output schema does not compile: %s", venue.ErrorMessage(err))
+	}
+	return checkModuleType(op, meta)
+}
+
+// checkModuleType refuses an uploaded operation whose content says it is
+// something else than a WebAssembly module (text/plain, say): its content
+// is served with that type, and a client reading the metadata would take
+// it for what it says. No content type at all is taken as the module's.
+func checkModuleType(op *venue.Operation, meta []byte) error {
+	var m struct {
+		Content struct {
+			ContentType string `json:"contentType"`
+		} `json:"content"`
+	}
+	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || json.Unmarshal(meta, &m) != nil || m.Content.ContentType == "" {
+		return nil
+	}
+	if mt, _, err := mime.ParseMediaType(m.Content.ContentType); err != nil || mt != "application/wasm" {
+		return venue.Errorf(venue.EINVALID, "Operation of adapter %s runs a WebAssembly module: its content.contentType must be application/wasm, not %q", op.Adapter, m.Content.ContentType)
 	}
 	return nil
 }

@@ -238,3 +238,32 @@ func TestWasm_LoopsLeaveWorkersForTheVenue(t *testing.T) {
 		t.Fatalf("the second caller's loop is %s with one of two workers left to uploaded code", waiting.Status)
 	}
 }
+
+// TestWasm_OperationContentIsAModule: an uploaded operation's metadata may
+// not say its content is anything but a WebAssembly module; any case and
+// parameters of application/wasm, or no type at all, will do.
+func TestWasm_OperationContentIsAModule(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	for _, tc := range []struct {
+		name, contentType string
+		ok                bool
+	}{
+		{"application/wasm", `"contentType": "application/wasm", `, true},
+		{"in capitals, with a parameter", `"contentType": "APPLICATION/WASM; x=1", `, true},
+		{"no type", ``, true},
+		{"text/plain", `"contentType": "text/plain", `, false},
+		{"application/octet-stream", `"contentType": "application/octet-stream", `, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			meta := `{"name": "typed ` + tc.name + `", "operation": {"adapter": "wasm", "input": {"type": "object"}},
+			  "content": {` + tc.contentType + `"sha256": "` + strings.Repeat("ab", 32) + `"}}`
+			r := c.do(t, "POST", "/api/v1/assets", meta)
+			if ok := r.status == 201 || r.status == 200; ok != tc.ok {
+				t.Fatalf("register: %d %s", r.status, r.body)
+			}
+			if !tc.ok && !strings.Contains(r.errorText(t), "must be application/wasm") {
+				t.Fatalf("register: %s", r.body)
+			}
+		})
+	}
+}
