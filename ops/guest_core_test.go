@@ -108,6 +108,7 @@ func TestGuest_CoreInspect(t *testing.T) {
 		{name: "paths of the wrong type", op: "v/ops/core/inspect", in: `{"paths":5}`, wantErr: pathsError},
 		{name: "paths with a non-string", op: "v/ops/core/inspect", in: `{"paths":["w/i-mixed/a",1]}`, wantErr: pathsError},
 		{name: "empty paths", op: "v/ops/core/inspect", in: `{"paths":[]}`, wantErr: "'paths' is an empty list: give at least one lattice path"},
+		{name: "paths null", op: "v/ops/core/inspect", in: `{"paths":null}`, wantErr: "'paths' must be a string or array of strings"},
 		{name: "an empty path", op: "v/ops/core/inspect", in: `{"paths":""}`, wantErr: `'paths' is an empty string: give a lattice path, e.g. "w/notes", or a list of them`},
 		{name: "an empty path in the list", op: "v/ops/core/inspect", in: `{"paths":["w/a",""]}`, wantErr: "'paths' has an empty string at index 1: every entry must be a lattice path"},
 		{name: "a small value whole", lattice: map[string]string{"w/i-small/a": `{"a":1,"b":[true,null]}`},

@@ -51,6 +51,9 @@ func inspect(in json.RawMessage) (any, error) {
 // reference's words), or what is empty.
 func parsePaths(raw json.RawMessage) (paths []string, single bool, problem string) {
 	var one string
+	if string(raw) == "null" { // decodes as "" to a string, but was no string
+		return nil, false, errPaths
+	}
 	if json.Unmarshal(raw, &one) == nil {
 		if one == "" {
 			return nil, false, "'paths' is an empty string: give a lattice path, e.g. \"w/notes\", or a list of them"
