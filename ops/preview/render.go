@@ -104,7 +104,22 @@ func (r Renderer) value(v any, budget int) string {
 	case *jsonv.Object:
 		return r.object(v, budget)
 	}
-	return string(jsonv.Append(nil, v))
+	return r.number(string(jsonv.Append(nil, v)), budget)
+}
+
+// overflow is how far past its budget the one thing that cannot be cut
+// short as a string or a container can (a lone member's key, a number)
+// may still show whole; past it, it is cut as well, with a note.
+const overflow = 32
+
+// number shows a number (or literal) whole when it nearly fits, else its
+// first digits and how many there are.
+func (r Renderer) number(s string, budget int) string {
+	if len(s) <= budget+overflow {
+		return s
+	}
+	note := r.note(fmt.Sprintf("%d digits", len(s)))
+	return prefix(s, max(1, budget-len(note)-len("…"))) + "…" + note
 }
 
 // summary is v in the fewest bytes, whatever the budget: a container or a
@@ -325,7 +340,7 @@ func (r Renderer) members(open, close string, n, budget int, cut bool, member fu
 		switch {
 		case (piece == "" || len(piece) > avail) && !cut:
 			return ""
-		case piece == "" || len(piece) > avail && (i > 0 || rest > 1):
+		case piece == "" || len(piece) > avail && (i > 0 || rest > 1 || len(piece) > avail+overflow):
 			return r.cutAt(&b, i, rest, open, close, budget)
 		}
 		b.WriteString(sep + piece)

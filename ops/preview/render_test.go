@@ -61,6 +61,8 @@ func TestRenderer_Hostile(t *testing.T) {
 		{"a long string 2000 arrays deep", deep, 800_000, `[[[[`},
 		{"an empty string past the budget", `{"` + strings.Repeat("k", 40) + `":""}`, 30, `{kkkk`},
 		{"a single long number", `[123456789012345678901234567890]`, 8, `[123456789012345678901234567890]`},
+		{"a number of 3000 digits", `[` + strings.Repeat("7", 3000) + `]`, 10, `[7… /* 3000 digits */]`},
+		{"a key of 3000 characters", `{"` + strings.Repeat("k", 3000) + `":1}`, 10, `{…}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := jsonv.Parse([]byte(tc.value))
