@@ -101,11 +101,13 @@ type compiling struct {
 // recently used idle one goes (a compiled Go module holds some 15-20 MB);
 // entries in use or awaited stay, so the bound is soft.
 type compileCache struct {
-	mu     sync.Mutex
-	byKey  map[cacheKey]*compiling
-	max    int
-	clock  atomic.Int64
-	closed bool
+	mu      sync.Mutex
+	byKey   map[cacheKey]*compiling
+	max     int
+	clock   atomic.Int64
+	closed  bool
+	running int    // compiles under way in the runtime
+	release func() // set by a Close that found compiles under way: the last to end calls it
 }
 
 func (cc *compileCache) touch(c *compiling) { c.used.Store(cc.clock.Add(1)) }
@@ -211,22 +213,12 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compil
 // startCompile compiles c's module in the background once a compile slot
 // is free. Compiling takes a core for up to seconds and several times the
 // module's size in memory, so uploads compile a few at a time whoever
-// sends them; one waiting when the host closes gives up.
+// sends them.
 func (h *Host) startCompile(c *compiling, wasm []byte) {
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
-		select {
-		case h.slots <- struct{}{}:
-			if h.modules.abandoned(c) {
-				c.err = errAbandoned
-			} else {
-				c.mod, c.err = h.compile(h.bgCtx, h.box, c.key.sum, wasm)
-			}
-			<-h.slots
-		case <-h.bgCtx.Done():
-			c.err = errClosed
-		}
+		c.mod, c.err = h.compileInTurn(c, wasm)
 		if c.mod != nil {
 			c.mod.entry = c
 		}
@@ -235,21 +227,75 @@ func (h *Host) startCompile(c *compiling, wasm []byte) {
 	}()
 }
 
+// compileInTurn compiles c's module when a slot is free, unless nobody
+// waits for it any more by then or the host closes. wazero cannot stop a
+// compile under way, so a host that closes stops waiting for it: the
+// compile goes on in a goroutine of its own, and the last one to end
+// releases the runtime (Close), so that shutdown never waits for a module.
+func (h *Host) compileInTurn(c *compiling, wasm []byte) (*Module, error) {
+	select {
+	case h.slots <- struct{}{}:
+	case <-h.bgCtx.Done():
+		return nil, errClosed
+	}
+	if err := h.modules.begin(c); err != nil {
+		<-h.slots
+		return nil, err
+	}
+	type result struct {
+		m   *Module
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		m, err := h.compile(h.bgCtx, h.box, c.key.sum, wasm)
+		<-h.slots
+		done <- result{m, err} // dropped with the runtime if the host closed meanwhile
+		h.modules.end()
+	}()
+	select {
+	case r := <-done:
+		return r.m, r.err
+	case <-h.bgCtx.Done():
+		return nil, errClosed
+	}
+}
+
 // errAbandoned ends a compile nobody waited for any more when its turn
 // came; it is out of the cache, so the next caller compiles afresh.
 var errAbandoned = venue.Errorf(venue.EUNAVAILABLE, "the module's compile was abandoned: try again")
 
-// abandoned reports whether c, about to compile, has no caller left to
-// wait for it (their requests ended while it queued), and if so drops it
-// from the cache. The venue's own module is never abandoned.
-func (cc *compileCache) abandoned(c *compiling) bool {
+// begin counts c's compile as under way, unless the host has closed or c
+// is abandoned: about to compile with no caller left to wait for it (their
+// requests ended while it queued), it is dropped from the cache. The
+// venue's own module is never abandoned.
+func (cc *compileCache) begin(c *compiling) error {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	if c.pinned || c.waiting > 0 {
-		return false
+	switch {
+	case cc.closed:
+		return errClosed
+	case !c.pinned && c.waiting == 0:
+		delete(cc.byKey, c.key)
+		return errAbandoned
 	}
-	delete(cc.byKey, c.key)
-	return true
+	cc.running++
+	return nil
+}
+
+// end counts a compile begun as ended, and releases the runtime if the
+// host closed while it ran and it was the last.
+func (cc *compileCache) end() {
+	cc.mu.Lock()
+	cc.running--
+	release := cc.release
+	if cc.running > 0 {
+		release = nil
+	}
+	cc.mu.Unlock()
+	if release != nil {
+		release()
+	}
 }
 
 // compile instruments wasm so that its calls can be stopped (interrupt.go),

@@ -341,3 +341,47 @@ func TestHost_CheckModuleInstantiates(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestHost_CloseDuringCompile checks that closing the host does not wait
+// for a compile under way, which wazero cannot stop: its caller fails at
+// once, and the runtime is closed when the compile ends.
+func TestHost_CloseDuringCompile(t *testing.T) {
+	ctx := context.Background()
+	h, err := New(ctx, Config{}) // no on-disk cache: the compile must happen
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Within the limits, the costliest body of all: about 2 s to compile.
+	ifs := times(maxFuncBlocks-2*maxFuncLoops, 0x20, 0x00, 0x04, 0x40, 0x0b) // local.get 0  if  end
+	slow := buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: append(times(maxFuncLoops, 0x03, 0x40, 0x0b), ifs...)}}, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.Compile(ctx, slow)
+		done <- err
+	}()
+	running := func() int {
+		h.modules.mu.Lock()
+		defer h.modules.mu.Unlock()
+		return h.modules.running
+	}
+	waitFor(t, func() bool { return running() > 0 })
+	h.Close(ctx)
+	if running() == 0 {
+		t.Fatal("Close waited for the compile under way")
+	}
+	if err := <-done; venue.ErrorCode(err) != venue.EUNAVAILABLE {
+		t.Fatalf("Compile under way when the host closes = %v, want it unavailable", err)
+	}
+	tiny := buildModule(nil, nil, 1)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := h.box.rt.CompileModule(ctx, tiny); err != nil {
+			break // closed
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the runtime is still open a minute after the compile began")
+		}
+	}
+	if n := running(); n != 0 {
+		t.Fatalf("%d compiles still under way once the runtime closed", n)
+	}
+}

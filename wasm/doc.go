@@ -168,6 +168,8 @@
 //     buffer traps. A venue.call whose result is not collected is replaced
 //     by the next; results are dropped when venue_run returns.
 //   - venue.call from _initialize, when no job runs, returns an error.
+//     venue.log from _initialize logs to the job whose call made the
+//     instance, and counts against its caller's budget of log lines.
 //   - venue.log keeps the first 4 KiB of a message (then "…") and the first
 //     1000 messages of a call; levels below 0 log as debug, above 3 as
 //     error. Its range must lie in memory like the others'.

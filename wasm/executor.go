@@ -133,7 +133,7 @@ func (h *Host) runReactor(ctx context.Context, key poolKey, op string, input []b
 		return nil, err
 	}
 	if in == nil {
-		if in, err = h.newInstance(ctx, key); err != nil {
+		if in, err = h.newInstance(ctx, key, env); err != nil {
 			h.pools.release()
 			return nil, err
 		}

@@ -34,6 +34,13 @@ type harness struct {
 // first run of the suite pays for compiling.
 func mustHarness(t *testing.T, cfg Config, rcfg runtime.Config, guests ...string) *harness {
 	t.Helper()
+	return mustHarnessWith(t, cfg, rcfg, nil, guests...)
+}
+
+// mustHarnessWith is mustHarness with modules of raw bytes besides, by
+// name: each is the operation v/test/wasm/<name>.
+func mustHarnessWith(t *testing.T, cfg Config, rcfg runtime.Config, raw map[string][]byte, guests ...string) *harness {
+	t.Helper()
 	ctx := context.Background()
 	if cfg.CacheDir == "" {
 		cfg.CacheDir = filepath.Join(os.TempDir(), "venue-wasm-cache")
@@ -44,6 +51,9 @@ func mustHarness(t *testing.T, cfg Config, rcfg runtime.Config, guests ...string
 	}
 	t.Cleanup(func() { host.Close(ctx) })
 	modules := map[string][]byte{}
+	for name, b := range raw {
+		modules["v/test/wasm/"+name] = b
+	}
 	for _, g := range guests {
 		path := "v/test/wasm/" + g
 		modules[path] = mustGuest(t, g)
@@ -53,6 +63,9 @@ func mustHarness(t *testing.T, cfg Config, rcfg runtime.Config, guests ...string
 		if _, err := host.Compile(ctx, modules[path]); err != nil {
 			t.Fatalf("compile %s: %v", g, err)
 		}
+	}
+	for name := range raw {
+		rcfg.Catalog = append(rcfg.Catalog, entry("v/test/wasm/"+name, name, "wasm:"+name))
 	}
 	builtin, err := host.Builtin(mustGuest(t, "goreactor"))
 	if err != nil {

@@ -162,14 +162,30 @@ func (h *Host) configFor(c *callState, stderr *capture) wazero.ModuleConfig {
 }
 
 // Close stops the host: it closes every instance (calls still running fail)
-// and every compiled module, after waiting for compiles under way.
+// and every compiled module. It does not wait for compiles under way, which
+// wazero cannot stop (an audit's took minutes, and held the venue's
+// shutdown as long): their callers fail at once, and the last of them to
+// end closes the runtime, which a compile must not outlive.
 func (h *Host) Close(ctx context.Context) error {
 	h.modules.mu.Lock()
 	h.modules.closed = true
+	later := h.modules.running > 0
+	if later {
+		h.modules.release = func() { h.release(context.WithoutCancel(ctx)) }
+	}
 	h.modules.mu.Unlock()
 	h.stop()
 	h.bg.Wait()
 	h.pools.close()
+	if later {
+		return nil
+	}
+	return h.release(ctx)
+}
+
+// release closes the runtime, with every compiled module, and the on-disk
+// cache.
+func (h *Host) release(ctx context.Context) error {
 	err := h.box.rt.Close(ctx)
 	if h.cache != nil {
 		err = errors.Join(err, h.cache.Close(ctx))

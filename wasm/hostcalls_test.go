@@ -1,6 +1,7 @@
 package wasm
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
 )
@@ -208,4 +210,46 @@ func TestHost_LogBudget(t *testing.T) {
 	if !strings.Contains(logs, fmt.Sprintf("line %d.", n)) {
 		t.Error("bob's line was dropped with alice's")
 	}
+}
+
+// TestHost_InitLogBudget checks that what a reactor logs in _initialize
+// goes to the log of the job that made the instance, within its caller's
+// budget: an audit's module logging 1000 lines there and trapping in
+// venue_run, so that every call made a new instance, wrote 41 MB to the
+// operator's log in ten calls, untagged.
+func TestHost_InitLogBudget(t *testing.T) {
+	h := mustHarnessWith(t, Config{}, runtime.Config{}, map[string][]byte{"initlog": initLogger(1000)})
+	start := time.Now()
+	var ids []string
+	for range 3 {
+		j := h.run(t, h.alice, "v/test/wasm/initlog", "{}")
+		if j.Status != venue.StatusFailed {
+			t.Fatalf("job %s, want it failed (venue_run traps)", j.Status)
+		}
+		ids = append(ids, j.ID.String())
+	}
+	refill := int(time.Since(start).Seconds()*100) + 1
+	logs := h.logs.text()
+	if got := strings.Count(logs, "INFO init job="+ids[0]+" "); got != 1000 {
+		t.Errorf("%d lines of the first job's _initialize in the log tagged with it, want 1000", got)
+	}
+	if got := strings.Count(logs, "INFO init job="); got > 1000+refill {
+		t.Errorf("%d lines of _initialize written for 3000 logged, want the budget's 1000 and at most %d more", got, refill)
+	}
+	if !strings.Contains(logs, "operation log lines dropped: their caller is over its budget of log lines") {
+		t.Error("no warning of the lines dropped")
+	}
+}
+
+// initLogger is a reactor whose _initialize logs "init" n times at info,
+// and whose venue_run traps.
+func initLogger(n int) []byte {
+	write := append(append(i32Const(0), i32Const(0x74696e69)...), 0x36, 0x02, 0x00) // "init" at 0
+	logInit := append(append(append(i32Const(1), i32Const(0)...), i32Const(4)...), 0x10, 0x00)
+	return buildModule([]wimport{{mod: "venue", name: "log", params: []byte{tI32, tI32, tI32}}}, []wfunc{
+		{export: "venue_abi_1"},
+		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(1024)},
+		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: []byte{0x00}},
+		{export: "_initialize", body: append(write, bytes.Repeat(logInit, n)...)},
+	}, 1)
 }

@@ -20,6 +20,7 @@ import (
 // module serves every instance and nothing outlives the call.
 type callState struct {
 	env     *runtime.Env    // nil while no job runs (_initialize, benchmarks)
+	logEnv  *runtime.Env    // the job whose log and budget venue.log writes to: env, or during _initialize the job that made the instance
 	op      string          // the operation running ("core:read"), for wording its input's errors
 	done    <-chan struct{} // the call's context's Done
 	pending []byte          // the last venue.call's result or error message
@@ -41,6 +42,15 @@ func callOf(ctx context.Context) *callState {
 
 func (c *callState) begin(ctx context.Context, env *runtime.Env, op string) {
 	c.env, c.op, c.done, c.pending, c.hasMore, c.logs, c.refused = env, op, ctx.Done(), nil, false, 0, c.refused[:0]
+	c.logEnv = env
+}
+
+// beginInit begins _initialize, made to run by the job of env (nil for
+// none): no job runs, but what the guest logs goes to that job's log,
+// within its caller's budget, as the instance serves that caller only.
+func (c *callState) beginInit(ctx context.Context, env *runtime.Env) {
+	c.begin(ctx, nil, "")
+	c.logEnv = env
 }
 
 func (c *callState) end() { c.begin(context.Background(), nil, "") }
@@ -145,8 +155,8 @@ func (h *Host) hostLog(ctx context.Context, m api.Module, stack []uint64) {
 		msg += "…"
 	}
 	level := logLevel(int32(stack[0]))
-	if c != nil && c.env != nil {
-		c.env.Log(ctx, level, msg)
+	if c != nil && c.logEnv != nil {
+		c.logEnv.Log(ctx, level, msg)
 		return
 	}
 	h.log.Log(ctx, level, msg)

@@ -42,10 +42,12 @@ type instance struct {
 const errBit = 1 << 31
 
 // newInstance instantiates key's module, then runs _initialize if it has
-// one. A guest that calls the host from _initialize gets no job to act for.
-func (h *Host) newInstance(ctx context.Context, key poolKey) (*instance, error) {
+// one. A guest that calls the host from _initialize gets no job to act for;
+// its log lines go to the log of env's job, which made the instance, and
+// count against its caller's budget.
+func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (*instance, error) {
 	in := &instance{key: key, host: h}
-	in.call.begin(ctx, nil, "")
+	in.call.beginInit(ctx, env)
 	defer in.call.end()
 	in.stderr.limit = maxStderr
 	ctx = withCall(ctx, &in.call)

@@ -152,6 +152,9 @@ func TestInstrument_Refusals(t *testing.T) {
 	}
 }
 
+// times repeats code n times.
+func times(n int, code ...byte) []byte { return bytes.Repeat(code, n) }
+
 // insertSection puts a section with id and body among module's, in order.
 func insertSection(module []byte, id byte, body []byte) []byte {
 	secs, _ := splitSections(module)
@@ -254,6 +257,13 @@ func FuzzInstrument(f *testing.F) {
 // compiler or an instance take time or memory without end.
 func TestInstrument_Bounds(t *testing.T) {
 	one := func(body ...byte) []byte { return buildModule(nil, []wfunc{{export: "f", body: body}}, 1) }
+	many := func(n int, body []byte) []byte {
+		fns := make([]wfunc, n)
+		for i := range fns {
+			fns[i].body = body
+		}
+		return buildModule(nil, fns, 1)
+	}
 	table := func(module []byte, limits ...byte) []byte {
 		return insertSection(module, secTable, append([]byte{0x01, 0x70}, limits...))
 	}
@@ -281,6 +291,20 @@ func TestInstrument_Bounds(t *testing.T) {
 		{"too many element segments", "100001 element segments", insertSection(one(0x01), secElem, append(uleb(maxSegments+1), make([]byte, maxSegments+1)...))},
 		{"too many globals", "defines 10001 globals", insertSection(one(0x01), secGlobal, uleb(maxGlobals+1))},
 		{"too many functions", "functions; the venue takes at most", insertSection(buildModule(nil, nil, 1), secFunction, uleb(maxFunctions+1))},
+		// Sequential, not nested: what the compiler's time and memory grow with.
+		{"too many loops", "more than 1000 loops", one(times(maxFuncLoops+1, 0x03, 0x40, 0x0b)...)},
+		{"too many blocks", "more than 10000 blocks", one(times(maxFuncBlocks+1, 0x02, 0x40, 0x0b)...)},
+		{"too many br_ifs", "more than 10000 blocks", one(times(maxFuncBlocks+1, 0x41, 0x00, 0x0d, 0x00)...)},
+		{"too many calls", "more than 10000 calls", one(times(maxFuncCalls+1, 0x10, 0x00)...)},
+		{"too many loads", "more than 40000 loads and stores", one(times(maxFuncMemoryOps+1, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a)...)},
+		{"too many bulk instructions", "more than 1000 bulk", one(times(maxFuncBulk+1, 0x41, 0x00, 0x41, 0x00, 0x41, 0x00, 0xfc, 0x0b, 0x00)...)},
+		{"too many instructions", "more than 1000000 instructions", one(times(maxFuncInstructions+1, 0x01)...)},
+		{"too many blocks in all", "blocks squared passes the venue's limit of 200000000; split large functions or upload fewer (at function 2 ",
+			many(3, times(maxFuncBlocks, 0x02, 0x40, 0x0b))},
+		{"too many calls in all", "more than 200000 calls in all, the venue's limit (at function 20 ",
+			many(21, times(maxFuncCalls, 0x10, 0x00))},
+		{"too many loads in all", "more than 1000000 loads and stores in all, the venue's limit (at function 25 ",
+			many(26, times(maxFuncMemoryOps, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := instrument(tc.module)
@@ -291,7 +315,7 @@ func TestInstrument_Bounds(t *testing.T) {
 	}
 	t.Run("too many locals", func(t *testing.T) {
 		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
-		if _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+		if _, _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
 			t.Fatalf("instrumentFunc: %v", err)
 		}
 	})

@@ -23,6 +23,100 @@ const (
 	maxTableEntries = 1 << 20   // all tables together, also their maxima: 8 MiB of references
 )
 
+// Bounds on a function's code that keep its compile to a fraction of a
+// second and some hundreds of megabytes, whatever the module's size. The
+// compiler's time grows with the square of a function's basic blocks
+// (its dominator and loop passes walk them per block), sequential as well
+// as nested: one function of 8,000 sequential empty loops, 24 KB, took 12 s
+// to compile, one of 32,000 `block (br_if 0) end` 17 s. Its memory grows
+// with the instructions: 14 KB for each call_indirect, 5 KB for each load
+// or store, 45 KB for each bulk instruction. The largest function of the
+// venue's own Go module has 1,476 blocks (as weighed by funcCost.blocks),
+// 3 loops, 654 calls, 3,601 loads and stores, 31 bulk instructions and
+// 22,772 instructions; that of the C test guests 556 blocks and 53 loops.
+// The limits are 7 to 40 times those; the sum of blocks squared over the
+// module, 11 times the venue's own module (17.5 million): at the limits a
+// compile took 1 to 4 s (docs/RATIONALE.md).
+const (
+	maxFuncBlocks       = 10_000      // per function, as weighed by funcCost.blocks
+	maxFuncLoops        = 1_000       // per function
+	maxFuncCalls        = 10_000      // call and call_indirect, per function
+	maxFuncMemoryOps    = 40_000      // loads and stores, per function
+	maxFuncBulk         = 1_000       // bulk memory and table instructions, per function
+	maxFuncInstructions = 1_000_000   // per function
+	maxModuleBlockCost  = 200_000_000 // the sum over functions of blocks squared
+	maxModuleCalls      = 200_000     // all functions together (the venue's own module: 25,144)
+	maxModuleMemoryOps  = 1_000_000   // all functions together (the venue's own module: 177,121)
+)
+
+// funcCost counts what drives the compile's cost of one function.
+type funcCost struct {
+	blocks       uint64 // block, if, br_if and br_table one each; loop and bulk instructions two (instrument adds an if to each)
+	loops        uint64
+	calls        uint64
+	memoryOps    uint64
+	bulk         uint64
+	instructions uint64
+}
+
+// add counts one instruction of kind.
+func (c *funcCost) add(kind int) {
+	c.instructions++
+	switch kind {
+	case opOpen, opBranch:
+		c.blocks++
+	case opLoop:
+		c.blocks += 2
+		c.loops++
+	case opBulk:
+		c.blocks += 2
+		c.bulk++
+	case opCall:
+		c.calls++
+	case opMemory:
+		c.memoryOps++
+	}
+}
+
+// addModule adds a function's cost to the module's, all's and blockCost's
+// (the sum of blocks squared), and refuses a module past a bound.
+func (all *funcCost) addModule(c funcCost, blockCost *uint64) error {
+	all.calls += c.calls
+	all.memoryOps += c.memoryOps
+	*blockCost += c.blocks * c.blocks
+	switch {
+	case *blockCost > maxModuleBlockCost:
+		return fmt.Errorf("%w: the module's functions have too many blocks to compile in reasonable time: the sum of each function's blocks squared passes the venue's limit of %d; split large functions or upload fewer",
+			errMalformed, maxModuleBlockCost)
+	case all.calls > maxModuleCalls:
+		return fmt.Errorf("%w: the module's functions have more than %d calls in all, the venue's limit", errMalformed, maxModuleCalls)
+	case all.memoryOps > maxModuleMemoryOps:
+		return fmt.Errorf("%w: the module's functions have more than %d loads and stores in all, the venue's limit", errMalformed, maxModuleMemoryOps)
+	}
+	return nil
+}
+
+// check refuses a function past one of the bounds, naming it.
+func (c *funcCost) check() error {
+	for _, b := range []struct {
+		n, most uint64
+		what    string
+	}{
+		{c.instructions, maxFuncInstructions, "instructions"},
+		{c.loops, maxFuncLoops, "loops"},
+		{c.blocks, maxFuncBlocks, "blocks (block, if, br_if and br_table count one, loop and bulk memory instructions two)"},
+		{c.calls, maxFuncCalls, "calls"},
+		{c.memoryOps, maxFuncMemoryOps, "loads and stores"},
+		{c.bulk, maxFuncBulk, "bulk memory and table instructions"},
+	} {
+		if b.n > b.most {
+			return fmt.Errorf("%w: the function has more than %d %s, which the venue cannot compile in reasonable time and memory; split it into smaller functions",
+				errMalformed, b.most, b.what)
+		}
+	}
+	return nil
+}
+
 // codeLimits is what the module's code may refer to: the host's own
 // global and function come after these, and an index at or past them is
 // refused (wazero validates the instrumented module, where such an index
@@ -41,7 +135,8 @@ func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32,
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
-	total := uint64(0)
+	total, blockCost := uint64(0), uint64(0)
+	var all funcCost // calls and memory operations of the functions so far
 	if int(n) != len(fnParams) {
 		return nil, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(fnParams))
 	}
@@ -54,12 +149,15 @@ func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32,
 		if r.err != nil {
 			return nil, r.err
 		}
-		code, locals, err := instrumentFunc(fn, check, bulk, lim, frame{params: fnParams[i], depth: depth})
+		code, locals, cost, err := instrumentFunc(fn, check, bulk, lim, frame{params: fnParams[i], depth: depth})
 		if err != nil {
 			return nil, fmt.Errorf("function %d of the code section: %w", i, err)
 		}
 		if total += locals; total > maxModuleLocals {
 			return nil, fmt.Errorf("%w: the module's functions declare over %d locals in all, the venue's limit", errMalformed, maxModuleLocals)
+		}
+		if err := all.addModule(cost, &blockCost); err != nil {
+			return nil, fmt.Errorf("%w (at function %d of the code section)", err, i)
 		}
 		out = appendU32(out, uint32(len(code)))
 		out = append(out, code...)
@@ -98,8 +196,9 @@ func (f frame) restore(locals uint64) []byte {
 }
 
 // instrumentFunc rewrites one function body, and returns the number of
-// locals it declares. The function gets one local more, $lvl (see frame).
-func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, uint64, error) {
+// locals it declares and what its compile will cost. The function gets
+// one local more, $lvl (see frame).
+func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, uint64, funcCost, error) {
 	r := &reader{b: fn}
 	locals := uint64(0)
 	groups := r.count()
@@ -109,10 +208,10 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 		r.byte()
 	}
 	if r.err != nil {
-		return nil, 0, r.err
+		return nil, 0, funcCost{}, r.err
 	}
 	if locals > maxLocals {
-		return nil, 0, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
+		return nil, 0, funcCost{}, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
 	}
 	out := appendU32(make([]byte, 0, len(fn)+len(check)*4+32), groups+1)
 	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
@@ -122,11 +221,17 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 		out = append(out, check...)
 	}
 	copied, depth := r.p, 0
+	var cost funcCost
 	for r.p < len(fn) {
 		at := r.p
 		kind, err := r.instruction(lim)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, cost, err
+		}
+		if cost.add(kind); cost.instructions&0xff == 0 || r.p == len(fn) {
+			if err := cost.check(); err != nil {
+				return nil, 0, cost, err
+			}
 		}
 		switch kind {
 		case opLoop:
@@ -141,16 +246,16 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 		}
 		if kind == opLoop || kind == opOpen {
 			if depth++; depth > maxDepth {
-				return nil, 0, fmt.Errorf("%w: blocks nest deeper than %d", errMalformed, maxDepth)
+				return nil, 0, cost, fmt.Errorf("%w: blocks nest deeper than %d", errMalformed, maxDepth)
 			}
 		} else if kind == opEnd {
 			depth--
 		}
 	}
 	if len(fn) == 0 || fn[len(fn)-1] != 0x0b {
-		return nil, 0, fmt.Errorf("%w: a function body does not end with end", errMalformed)
+		return nil, 0, cost, fmt.Errorf("%w: a function body does not end with end", errMalformed)
 	}
-	return append(out, fn[copied:]...), locals, nil
+	return append(out, fn[copied:]...), locals, cost, cost.check()
 }
 
 // What instrumentFunc needs to know of an instruction.
@@ -159,8 +264,10 @@ const (
 	opOpen  // block, if
 	opLoop
 	opEnd
-	opBulk // memory.init/copy/fill, table.init/copy/grow/fill: work in proportion to an operand
-	opCall // call, call_indirect
+	opBulk   // memory.init/copy/fill, table.init/copy/grow/fill: work in proportion to an operand
+	opCall   // call, call_indirect
+	opBranch // br_if, br_table: a block of their own each, for the compiler
+	opMemory // loads and stores
 )
 
 // instruction reads one instruction and reports whether it is a loop. Its
@@ -190,8 +297,11 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 		if op == 0x10 {
 			kind = opCall
 		}
-	case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x26):
-		r.u32() // br, br_if, local.*, table.get/set
+	case op == 0x0d: // br_if
+		r.u32()
+		kind = opBranch
+	case op == 0x0c || (op >= 0x20 && op <= 0x26):
+		r.u32() // br, local.*, table.get/set
 	case op == 0x0e: // br_table
 		n := r.count()
 		if r.err == nil && n > maxBrTable {
@@ -201,6 +311,7 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 			r.u32()
 		}
 		r.u32() // the default
+		kind = opBranch
 	case op == 0x11: // call_indirect: type, table
 		r.u32()
 		r.u32()
@@ -210,6 +321,7 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 	case op >= 0x28 && op <= 0x3e: // loads and stores: align, offset
 		r.u32()
 		r.u32()
+		kind = opMemory
 	case op == 0x3f || op == 0x40: // memory.size, memory.grow: memory 0
 		r.u32()
 	case op == 0x41:
@@ -227,7 +339,9 @@ func (r *reader) instruction(lim codeLimits) (kind int, err error) {
 			kind = opBulk
 		}
 	case op == 0xfd:
-		r.prefixedSIMD()
+		if r.prefixedSIMD() {
+			kind = opMemory
+		}
 	case op <= 0x01 || op == 0x05 || op == 0x0f || op == 0x1a || op == 0x1b ||
 		op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 		// no immediates
@@ -258,12 +372,14 @@ func (r *reader) prefixedFC() (bulk bool) {
 	return false
 }
 
-// prefixedSIMD reads the immediates of the 0xfd (vector) instructions.
-func (r *reader) prefixedSIMD() {
+// prefixedSIMD reads the immediates of the 0xfd (vector) instructions. It
+// reports whether the instruction loads or stores.
+func (r *reader) prefixedSIMD() (memory bool) {
 	switch sub := r.u32(); {
 	case sub <= 0x0b || sub == 0x5c || sub == 0x5d: // loads, store, load_zero: memarg
 		r.u32()
 		r.u32()
+		return true
 	case sub == 0x0c || sub == 0x0d: // v128.const, i8x16.shuffle
 		r.bytes(16)
 	case sub >= 0x15 && sub <= 0x22: // extract_lane, replace_lane
@@ -272,9 +388,11 @@ func (r *reader) prefixedSIMD() {
 		r.u32()
 		r.u32()
 		r.byte()
+		return true
 	case sub <= 0xff:
 		// no immediates (an unassigned opcode is refused by the compiler)
 	default:
 		r.fail("0xfd instruction %d is not WebAssembly 2.0", sub)
 	}
+	return false
 }
