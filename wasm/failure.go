@@ -85,13 +85,20 @@ func trapReason(err error, stderr string) string {
 
 // outOfMemory guesses whether a guest died for want of memory: wazero only
 // refuses its memory.grow, which guests report in their own ways. The Go
-// runtime mostly says "out of memory" on stderr; other guests (and Go,
-// sometimes) just trap. Memory allocators grow in steps (Go: 4 MiB
-// arenas), so a guest that dies within a step or an eighth of the limit is
-// taken to have hit it.
+// runtime says so on stderr, in a line of its own; other guests (and Go,
+// sometimes) just trap, saying nothing. Memory allocators grow in steps
+// (Go: 4 MiB arenas), so a guest that dies silently within a step or an
+// eighth of the limit is taken to have hit it. A guest that says why it
+// failed, in other words, is believed: its message is the job's error.
 func outOfMemory(stderr string, memSize uint32, limit uint64) bool {
+	for line := range strings.Lines(stderr) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "fatal error: out of memory") || strings.HasPrefix(line, "runtime: out of memory") {
+			return true
+		}
+	}
 	margin := max(limit/8, 8<<20)
-	return strings.Contains(stderr, "out of memory") || limit > margin && uint64(memSize) >= limit-margin
+	return strings.TrimSpace(stderr) == "" && limit > margin && uint64(memSize) >= limit-margin
 }
 
 func exitReason(code uint32, stderr string) string {

@@ -63,3 +63,29 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestOutOfMemory: a guest is taken to have run out of memory when the Go
+// runtime says so, or when it dies silently near the limit; a guest that
+// says why it failed is believed, whatever its words hold.
+func TestOutOfMemory(t *testing.T) {
+	const limit = 32 << 20
+	for _, tc := range []struct {
+		name   string
+		stderr string
+		mem    uint32
+		want   bool
+	}{
+		{"Go's fatal error", "fatal error: out of memory\n\ngoroutine 1 [running]:\n", 4 << 20, true},
+		{"Go's runtime line", "runtime: out of memory: cannot allocate 4194304-byte block\n", 30 << 20, true},
+		{"silent, near the limit", "", 26 << 20, true},
+		{"silent, far from it", "", 4 << 20, false},
+		{"its own message, near the limit", "assertion failed: index 7 out of range\n", 26 << 20, false},
+		{"a message quoting the words", "no entry named 'out of memory' in the table\n", 2 << 20, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := outOfMemory(tc.stderr, tc.mem, limit); got != tc.want {
+				t.Fatalf("outOfMemory = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
