@@ -44,6 +44,17 @@ func (h *hub) unsubscribe(id venue.JobID, ch chan *venue.Job) {
 	}
 }
 
+// ids returns the jobs watched.
+func (h *hub) ids() []venue.JobID {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := make([]venue.JobID, 0, len(h.subs))
+	for id := range h.subs {
+		out = append(out, id)
+	}
+	return out
+}
+
 func (h *hub) watched(id venue.JobID) bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()

@@ -11,3 +11,7 @@ func (e *Engine) PutSecretUnchecked(ctx context.Context, owner, name, value stri
 	}
 	return e.store.PutSecret(ctx, owner, name, sealed, e.ms())
 }
+
+// Resync is what the engine does when its store's notes may have been
+// missed (NoteResync).
+func (e *Engine) Resync() { e.onNote(JobNote{Kind: NoteResync}) }

@@ -75,3 +75,22 @@ func TestEngine_NodesShareOnePostgres(t *testing.T) {
 		}
 	})
 }
+
+// TestEngine_ResyncCatchesUp: a reply queued while this node could not
+// hear the others (its note lost with the listening connection) is taken
+// once the node catches up after the connection comes back.
+func TestEngine_ResyncCatchesUp(t *testing.T) {
+	h := mustEngine(t)
+	j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+	h.waitStatus(t, j.ID, venue.StatusInputRequired)
+	// Queued as another node does, whose note never arrives.
+	if _, err := h.store.AddJobMessage(h.alice, j.ID, []byte(`{"ok":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got, _ := h.Job(h.alice, j.ID); got.Status != venue.StatusInputRequired {
+		t.Fatalf("the job moved on unwoken: %s", got.Status)
+	}
+	h.Resync()
+	h.waitStatus(t, j.ID, venue.StatusComplete)
+}

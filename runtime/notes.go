@@ -10,6 +10,10 @@ import (
 // job if it runs here; a changed record is adopted by the local execution
 // and forwarded to local watchers.
 func (e *Engine) onNote(n JobNote) {
+	if n.Kind == NoteResync {
+		e.resync()
+		return
+	}
 	j := e.jobs.get(n.ID)
 	switch {
 	case n.Kind == "message" && j != nil:
@@ -25,6 +29,26 @@ func (e *Engine) onNote(n JobNote) {
 		}
 		if rec, err := decodeRow(row); err == nil {
 			e.hub.publish(rec)
+		}
+	}
+}
+
+// NoteResync is the note a Notifier gives after its connection came back:
+// whatever other nodes did meanwhile was not heard.
+const NoteResync = "resync"
+
+// resync catches up with what other nodes did while this one could not
+// hear them: every job held here takes its stored record (a cancel, a
+// pause) and looks for messages queued for it (a reply), and every job
+// watched here is reloaded for its watchers.
+func (e *Engine) resync() {
+	for _, j := range e.jobs.list() {
+		e.adopt(j)
+		j.wake()
+	}
+	for _, id := range e.hub.ids() {
+		if e.jobs.get(id) == nil {
+			e.onNote(JobNote{Kind: "job", ID: id})
 		}
 	}
 }

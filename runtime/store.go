@@ -199,7 +199,8 @@ type TokenStore interface {
 }
 
 // JobNote tells a node that another node changed a job (Kind "job") or
-// queued a message for it (Kind "message").
+// queued a message for it (Kind "message"), or that notes may have been
+// missed (Kind NoteResync: the store's connection came back).
 type JobNote struct {
 	Kind    string
 	ID      venue.JobID

@@ -148,9 +148,11 @@ func (s *Store) relay(ctx context.Context, l *pq.Listener, fn func(runtime.JobNo
 				s.log.Warn("announce this node", "err", err)
 			}
 		case n := <-l.NotificationChannel():
-			if n != nil { // nil follows a reconnect, which listenerEvent logs
-				s.deliver(n.Extra, fn)
+			if n == nil { // after a reconnect, which listenerEvent logs
+				fn(runtime.JobNote{Kind: runtime.NoteResync})
+				continue
 			}
+			s.deliver(n.Extra, fn)
 		}
 	}
 }
@@ -178,6 +180,6 @@ func (s *Store) listenerEvent(ev pq.ListenerEventType, err error) {
 	case pq.ListenerEventConnectionAttemptFailed:
 		s.log.Warn("job listener cannot connect", "err", err)
 	case pq.ListenerEventReconnected:
-		s.log.Info("job listener reconnected; notes published while it was away are lost")
+		s.log.Info("job listener reconnected; catching up with the jobs held and watched here")
 	}
 }

@@ -259,3 +259,30 @@ func TestPostgres_RelatedValuesStreamFromTheKey(t *testing.T) {
 		t.Fatalf("ValueRows = %d rows, %v", n, err)
 	}
 }
+
+// TestPostgres_ListenResyncsAfterReconnect: when the listening connection
+// is lost and comes back, the notes sent meanwhile are gone, so the store
+// says so (NoteResync) and the engine catches up.
+func TestPostgres_ListenResyncsAfterReconnect(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	a := mustOpen(t, dsn, Options{NodeID: "node-a"})
+	resyncs := make(chan struct{}, 10)
+	err := a.ListenJobs(t.Context(), func(n runtime.JobNote) {
+		if n.Kind == runtime.NoteResync {
+			resyncs <- struct{}{}
+		}
+	})
+	if err != nil {
+		t.Fatalf("ListenJobs: %v", err)
+	}
+	var killed int
+	if err := a.w.QueryRowContext(t.Context(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "+
+		"WHERE pid <> pg_backend_pid() AND query LIKE $1", "%LISTEN%"+a.channel+"%").Scan(&killed); err != nil || killed != 1 {
+		t.Fatalf("terminated %d listeners: %v", killed, err)
+	}
+	select {
+	case <-resyncs:
+	case <-time.After(15 * time.Second):
+		t.Fatal("no resync note after the listener reconnected")
+	}
+}
