@@ -363,6 +363,8 @@ type ListResult struct {
 	Count  int      `json:"count"`
 	Keys   []string `json:"keys,omitzero"` // for a map, [] when it has none in the page
 	Offset int      `json:"offset"`
+	// Values holds, for ListFields, each key's fields.
+	Values map[string]map[string]FieldValue `json:"values,omitempty"`
 }
 
 // DefaultListLimit is how many keys List returns when not told.

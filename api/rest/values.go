@@ -61,6 +61,7 @@ type ListValuesInput struct {
 	Path   string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map, e.g. w or v/ops" example:"v/ops"`
 	Offset int    `query:"offset" minimum:"0" default:"0" doc:"Keys to skip"`
 	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"1000" doc:"Most keys to return"`
+	Fields string `query:"fields" doc:"Comma-separated paths below each key (at most 16, e.g. status,meta/name): adds values, each key's fields as {exists, value, truncated}"`
 }
 
 // ListValuesOutput is a page of keys.
@@ -83,14 +84,19 @@ func (s *Server) registerValues() {
 	huma.Register(s.api, op, s.sliceValues)
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
 	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector. " +
-		"A map stored as separate values under its path comes in path order, as slice gives it."
+		"A map stored as separate values under its path comes in path order, as slice gives it. " +
+		"With fields, each key's values at those paths below it come too, as values: {key: {field: {exists, value, truncated}}}."
 	huma.Register(s.api, op, s.listValues)
 	s.registerCount()
 	s.registerInspect()
 }
 
 func (s *Server) listValues(ctx context.Context, in *ListValuesInput) (*ListValuesOutput, error) {
-	res, err := s.e.List(ctx, in.Path, in.Offset, in.Limit)
+	var fields []string
+	if in.Fields != "" {
+		fields = strings.Split(in.Fields, ",")
+	}
+	res, err := s.e.ListFields(ctx, in.Path, in.Offset, in.Limit, fields)
 	if err != nil {
 		return nil, toAPI(err)
 	}

@@ -343,3 +343,37 @@ func TestREST_PathsRefusedAlike(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_ValuesListFields: fields=a,b/c adds each listed key's values at
+// those paths, as the reference's clients ask for a table of a map.
+func TestREST_ValuesListFields(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		c.run(t, "v/ops/core/write", `{"path": "w/people/ada", "value": {"name": "Ada", "meta": {"born": 1815}}}`)
+		c.run(t, "v/ops/core/write", `{"path": "w/people/bob", "value": {"name": "Bob"}}`)
+		r := c.do(t, "GET", "/api/v1/values/list?path=w/people&fields=name,meta/born", nil)
+		want := `{"exists":true,"type":"Map","count":2,"keys":["ada","bob"],"offset":0,"values":{` +
+			`"ada":{"meta/born":{"exists":true,"value":1815},"name":{"exists":true,"value":"Ada"}},` +
+			`"bob":{"meta/born":{"exists":false,"value":null},"name":{"exists":true,"value":"Bob"}}}}`
+		if r.status != 200 || strings.TrimSpace(string(r.body)) != want {
+			t.Fatalf("list with fields: %d %s", r.status, r.body)
+		}
+		job := invokeJob(t, c, `{"operation": "v/test/ops/echo", "input": {"x": 1}, "wait": true}`)
+		r = c.do(t, "GET", "/api/v1/values/list?path=j&fields=status", nil)
+		if r.status != 200 || !strings.Contains(string(r.body), `"`+job.ID+`":{"status":{"exists":true,"value":"COMPLETE"}}`) {
+			t.Fatalf("list of j with fields: %d %s", r.status, r.body)
+		}
+		for _, tc := range []struct{ name, query, want string }{
+			{"seventeen fields", "path=w/people&fields=" + strings.Repeat("a,", 16) + "a", "At most 16 fields"},
+			{"a field stepping up", "path=w/people&fields=../x", "is not a path below each key"},
+			{"an empty field", "path=w/people&fields=name,", "is not a path below each key"},
+			{"a map it is not", "path=w/people/ada/name&fields=x", "'fields' needs a map"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", "/api/v1/values/list?"+tc.query, nil)
+				if r.status != 400 || !strings.Contains(string(r.body), tc.want) {
+					t.Fatalf("%d %s", r.status, r.body)
+				}
+			})
+		}
+	})
+}
