@@ -37,6 +37,8 @@ type job struct {
 	// there): an invoke waiting here follows it in the store instead.
 	moved chan struct{}
 	gone  bool // moved is closed
+	closed    bool // done is closed
+	uncounted bool // unfinished no longer counts j
 }
 
 // Causes with which an execution's context is cancelled.
@@ -133,10 +135,23 @@ func (e *Engine) transitAs(j *job, s venue.JobStatus, edit func(*venue.Job), laz
 }
 
 // ended marks j finished: its done channel closes, and the writer stops
-// counting on a row from it. Call once, with j.mu held.
+// counting on a row from it. Call with j.mu held; a second call (a job
+// that ended here, then lost its end to another node's write) does nothing.
 func (e *Engine) ended(j *job) {
-	close(j.done)
-	e.unfinished.Add(-1)
+	if !j.closed {
+		j.closed = true
+		close(j.done)
+	}
+	e.uncount(j)
+}
+
+// uncount stops the writer counting on a row from j: it ended, or it is no
+// longer held here. Call with j.mu held.
+func (e *Engine) uncount(j *job) {
+	if !j.uncounted {
+		j.uncounted = true
+		e.unfinished.Add(-1)
+	}
 }
 
 // flushed runs after each group commit. Terminal jobs whose record is now
@@ -153,7 +168,7 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			continue
 		}
 		if !applied[i] {
-			e.adopt(j)
+			e.lose(j)
 			continue
 		}
 		if r.Status.Terminal() {

@@ -121,33 +121,64 @@ func (e *Engine) command(ctx context.Context, id venue.JobID, rule func(*venue.J
 	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
 		return nil, err
 	}
+	for tries := 0; ; tries++ {
+		n, lost, err := e.commandOnce(ctx, c, id, rule, edit, stop)
+		if !lost {
+			return n, err
+		}
+		// Another node's write of the job won over this one (a pause
+		// there as a cancel here): judge the command again on what the
+		// store kept, as commandStored does.
+		if tries == 2 {
+			return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", id)
+		}
+	}
+}
+
+// commandOnce applies a command once; lost reports that its write lost to
+// another node's.
+func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID, rule func(*venue.Job) (venue.JobStatus, error),
+	edit func(*venue.Job), stop error) (*venue.Job, bool, error) {
 	rec, j, err := e.lookup(ctx, c, id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if j == nil {
-		return e.commandStored(ctx, rec, rule, edit)
+		n, err := e.commandStored(ctx, rec, rule, edit)
+		return n, false, err
 	}
 	j.mu.Lock()
 	rec = j.rec
 	if rec.Status.Terminal() {
+		t := j.last
 		j.mu.Unlock()
+		// The answer is the end once the store has it, and only if the
+		// store kept it rather than another node's record.
+		if err := t.wait(ctx); err != nil {
+			return nil, false, err
+		}
+		if t.lost {
+			return nil, true, nil
+		}
 		_, err := rule(rec)
-		return rec, err
+		return rec, false, err
 	}
 	s, err := rule(rec)
 	if err != nil {
 		j.mu.Unlock()
-		return nil, err
+		return nil, false, err
 	}
 	n, err := e.transit(j, s, edit)
 	e.retarget(j, s, stop)
 	t := j.last
 	j.mu.Unlock()
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return n, t.wait(ctx)
+	if err := t.wait(ctx); err != nil {
+		return nil, false, err
+	}
+	return n, t.lost, nil
 }
 
 // retarget stops j's current execution for stop and, when the job was

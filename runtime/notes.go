@@ -54,42 +54,68 @@ func (e *Engine) resync() {
 }
 
 // adopt makes the stored record of j the truth on this node: another node
-// changed the job, or won a race to change it. The local execution stops
-// if the job ended, paused, or was resumed elsewhere (where it now runs).
+// changed the job. The local execution stops if the job ended, paused, or
+// was resumed elsewhere (where it now runs).
 func (e *Engine) adopt(j *job) {
-	row, err := e.store.Job(context.Background(), j.id)
+	if rec := e.stored(j.id); rec != nil {
+		e.adoptRecord(j, rec, false)
+	}
+}
+
+// lose is adopt for a job whose own write the store did not apply: another
+// node wrote that version first (a pause there as the job ended here, a
+// resume on both), so the job is theirs now, whatever their record says.
+func (e *Engine) lose(j *job) {
+	if rec := e.stored(j.id); rec != nil {
+		e.adoptRecord(j, rec, true)
+	}
+}
+
+// stored reads and decodes a job's stored record, nil (logged) on failure.
+func (e *Engine) stored(id venue.JobID) *venue.Job {
+	row, err := e.store.Job(context.Background(), id)
 	if err != nil {
-		e.log.Warn("reload job", "job", j.id, "err", err)
-		return
+		e.log.Warn("reload job", "job", id, "err", err)
+		return nil
 	}
 	rec, err := decodeRow(row)
 	if err != nil {
-		e.log.Error("decode stored job", "job", j.id, "err", err)
-		return
+		e.log.Error("decode stored job", "job", id, "err", err)
+		return nil
 	}
+	return rec
+}
+
+// adoptRecord takes rec as j's record. The job stays held here only while
+// its execution can go on here: once it ended (here or there), was resumed
+// elsewhere, or its own end lost to another node's write, it is let go,
+// and an invoke waiting here follows it in the store.
+func (e *Engine) adoptRecord(j *job, rec *venue.Job, lost bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	old := j.rec
-	if rec.Version < old.Version || (rec.Version == old.Version && rec.Status == old.Status) {
+	if !lost && (rec.Version < old.Version || (rec.Version == old.Version && rec.Status == old.Status)) {
 		return
 	}
 	j.rec, j.last = rec, doneTicket()
-	if rec.Status != venue.StatusPending && rec.Status != venue.StatusInputRequired {
+	if lost || rec.Status != venue.StatusPending && rec.Status != venue.StatusInputRequired {
 		if j.cancel != nil {
 			j.cancel(errCancelled)
 			j.cancel = nil
 		}
 		j.run++
 	}
-	if rec.Status.Terminal() && !old.Status.Terminal() {
-		e.ended(j)
-	}
-	if rec.Status.Terminal() || rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused {
+	if lost || rec.Status.Terminal() || old.Status.Terminal() || rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused {
 		e.jobs.drop(j)
-	}
-	if rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused && j.moved != nil && !j.gone {
-		close(j.moved) // resumed on another node, which runs it now
-		j.gone = true
+		if rec.Status.Terminal() {
+			e.ended(j)
+		} else {
+			e.uncount(j)
+			if j.moved != nil && !j.gone {
+				close(j.moved) // it goes on elsewhere, or waits there
+				j.gone = true
+			}
+		}
 	}
 	e.hub.publish(rec)
 }

@@ -167,3 +167,44 @@ func TestNodes_CommandsRaceToOneAnswer(t *testing.T) {
 		}
 	})
 }
+
+// TestNodes_RacingCommandsKeepNodesUp: a pause on one node racing a cancel,
+// or the job's own end, on the node running it, then a resume: whichever
+// write wins, the node running the job keeps serving, no answer contradicts
+// what the store kept, and the job ends rather than staying STARTED.
+func TestNodes_RacingCommandsKeepNodesUp(t *testing.T) {
+	a, b := twoNodes(t)
+	for i := range 12 {
+		j := invokeJob(t, a, `{"operation": "v/test/ops/delay", "input": {"ms": 40}}`)
+		a.waitJob(t, j.ID, "STARTED")
+		time.Sleep(time.Duration(i*4) * time.Millisecond)
+		var wg sync.WaitGroup
+		var paused, cancelled reply
+		wg.Go(func() { paused = b.command(t, j.ID, "pause") })
+		if i%2 == 0 {
+			wg.Go(func() { cancelled = a.command(t, j.ID, "cancel") })
+		}
+		wg.Wait()
+		a.command(t, j.ID, "resume") // 409 unless PAUSED
+		var end jobJSON
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			if r := a.do(t, "GET", "/api/v1/status", nil); r.status != 200 {
+				t.Fatalf("round %d: node a answers %d", i, r.status)
+			}
+			b.do(t, "GET", "/api/v1/jobs/"+j.ID, nil).json(t, &end)
+			if end.Status == "COMPLETE" || end.Status == "CANCELLED" || end.Status == "PAUSED" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the job stays %s", i, end.Status)
+			}
+		}
+		if cancelled.status == 200 {
+			var said jobJSON
+			cancelled.json(t, &said)
+			if said.Status != end.Status {
+				t.Fatalf("round %d: the cancel answered %s, the store keeps %s (pause answered %d)", i, said.Status, end.Status, paused.status)
+			}
+		}
+	}
+}

@@ -362,15 +362,26 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 			return nil, context.Cause(ctx)
 		case <-tick.C:
 			r, err := peek(octx, eng, id)
+			var gone error
 			switch {
 			case err != nil: // the store is unwell: look again later
 			case r == nil || r.Status == Terminated || r.Gen != gen:
-				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
+				gone = venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
 			case r.Status == Suspended && a.running(key):
 			case r.Status == Suspended && r.Error != nil:
-				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
+				gone = venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
 			case r.Status == Suspended:
-				return nil, venue.Errorf(venue.ECONFLICT, "Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", id)
+				gone = venue.Errorf(venue.ECONFLICT, "Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", id)
+			}
+			if gone != nil {
+				// The cycle that ran last may have answered just before it
+				// stopped running: its answer wins over the record's word.
+				select {
+				case o := <-cw.ch:
+					return o.output, o.err
+				default:
+					return nil, gone
+				}
 			}
 		}
 	}
