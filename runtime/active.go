@@ -35,8 +35,8 @@ type job struct {
 	// moved (set when the job is made, never changed) is closed when
 	// another node took the job over (it was resumed
 	// there): an invoke waiting here follows it in the store instead.
-	moved chan struct{}
-	gone  bool // moved is closed
+	moved     chan struct{}
+	gone      bool // moved is closed
 	closed    bool // done is closed
 	uncounted bool // unfinished no longer counts j
 }
