@@ -73,13 +73,15 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 // names, to the same server with the same secret, before that secret is
 // sent: the metadata of an asset is anyone's to write, and one registered
 // with "auth": "s/GITHUB_TOKEN" and a server of its author's would
-// otherwise carry each caller's token there. The record is read as the
-// caller unconfined: it is the venue's check, not a read for the job.
+// otherwise carry each caller's token there. The record must carry the
+// venue's proof, since a module the caller runs can write w/mcp as well.
+// It is read as the caller unconfined: the venue's check, not the job's read.
 func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridge, url, auth string) error {
-	owner := venue.WithCaller(ctx, venue.Caller{DID: env.Caller().DID})
-	p := &place{scope: ScopeUser, ctx: owner, e: env.Engine()}
+	owner := env.Caller().DID
+	p := &place{scope: ScopeUser, ctx: venue.WithCaller(ctx, venue.Caller{DID: owner}), owner: owner, e: env.Engine()}
 	if bridge != "" {
-		if r, err := p.load(bridge); err == nil && r.URL == url && r.Auth == auth {
+		r, err := p.load(bridge)
+		if err == nil && r.URL == url && r.Auth == auth && proven(p.e, owner, r) {
 			return nil
 		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
 			return err

@@ -31,12 +31,31 @@ type record struct {
 	Tools       []string `json:"tools"`
 	Added       int64    `json:"added"`
 	Refreshed   int64    `json:"refreshed"`
+	// Proof is the venue's attestation that it wrote this record (see
+	// proven): a module the owner runs may write w/mcp too.
+	Proof string `json:"proof,omitempty"`
+}
+
+// proofPurpose scopes the attestation of bridge records.
+const proofPurpose = "mcp bridge record"
+
+// proofData is what a bridge's proof covers: what a call trusts the record
+// for (where the caller's secret may go).
+func (r *record) proofData() []byte {
+	return []byte(r.Name + "\n" + r.URL + "\n" + r.Auth)
+}
+
+// proven reports whether the venue wrote r (through server/add or refresh)
+// for owner, rather than a module writing the owner's lattice.
+func proven(e *runtime.Engine, owner string, r *record) bool {
+	return e.Attested(owner, proofPurpose, r.proofData(), r.Proof)
 }
 
 // place is where a scope's bridges live and who acts there.
 type place struct {
 	scope string
 	ctx   context.Context // carries the identity that owns the bridges
+	owner string          // its DID
 	e     *runtime.Engine
 }
 
@@ -46,12 +65,12 @@ func placeOf(ctx context.Context, env *runtime.Env, scope string) (*place, error
 	e := env.Engine()
 	switch scope {
 	case "", ScopeUser:
-		return &place{scope: ScopeUser, ctx: env.Context(ctx), e: e}, nil
+		return &place{scope: ScopeUser, ctx: env.Context(ctx), owner: env.Caller().DID, e: e}, nil
 	case ScopeVenue:
 		if err := e.Authorize(env.Context(ctx), e.Identity().DID, AbilityManage); err != nil {
 			return nil, err
 		}
-		return &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), e: e}, nil
+		return &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), owner: e.Identity().DID, e: e}, nil
 	}
 	return nil, venue.Errorf(venue.EINVALID, "'scope' must be \"user\" or \"venue\", got %q", clip(scope))
 }
@@ -90,6 +109,7 @@ func (p *place) save(r *record, tools map[string]json.RawMessage) error {
 	if err := p.e.Write(p.ctx, toolsPath(r.Name), v); err != nil {
 		return err
 	}
+	r.Proof = p.e.Attest(p.owner, proofPurpose, r.proofData())
 	if v, err = json.Marshal(r); err != nil {
 		return err
 	}
