@@ -39,8 +39,37 @@ func (j *Job) Next(s JobStatus, now int64) *Job {
 	snap.Input, snap.Operation, snap.Name, snap.Caller, snap.Parent = nil, "", "", "", nil
 	n.Status, n.Updated, n.Version = s, now, j.Version+1
 	n.Message = nil
-	n.Prev = snap
+	n.Prev = boundChain(snap)
 	return n
+}
+
+// MaxPrev bounds the states a record embeds in its prev chain, its most
+// recent ones. Each state nests one level deeper, and a job paused and
+// resumed, or asking and answered, again and again would otherwise grow
+// its record past what any JSON reader takes (encoding/json: 10000 levels),
+// and with it every read of the caller's jobs.
+const MaxPrev = 64
+
+// boundChain returns head, or a copy of its first MaxPrev states when the
+// chain is longer (the states are shared with earlier records, so they
+// are copied rather than cut in place).
+func boundChain(head *Job) *Job {
+	n := 0
+	for q := head; q != nil && n <= MaxPrev; q = q.Prev {
+		n++
+	}
+	if n <= MaxPrev {
+		return head
+	}
+	out := *head
+	cur := &out
+	for range MaxPrev - 1 {
+		next := *cur.Prev
+		cur.Prev = &next
+		cur = &next
+	}
+	cur.Prev = nil
+	return &out
 }
 
 // jobWire is the JSON shape used for decoding. The spec names the operation

@@ -465,3 +465,35 @@ func TestJob_MarshalJSON_ByValue(t *testing.T) {
 		})
 	}
 }
+
+// TestJob_Next_ChainIsBounded: a record embeds its MaxPrev latest states,
+// however many transitions the job made (each state nests a level deeper),
+// and cutting a new record's chain leaves the earlier records whole.
+func TestJob_Next_ChainIsBounded(t *testing.T) {
+	j := &venue.Job{ID: mustJobID(t, hex32), Status: venue.StatusPending, Created: 1, Updated: 1, Operation: "ask"}
+	var at70 *venue.Job
+	for i := range 300 {
+		j = j.Next([]venue.JobStatus{venue.StatusPaused, venue.StatusStarted, venue.StatusInputRequired}[i%3], int64(i+2))
+		if i == 69 {
+			at70 = j
+		}
+	}
+	depth := func(j *venue.Job) (n int) {
+		for p := j; p != nil; p = p.Prev {
+			n++
+		}
+		return n
+	}
+	if got := depth(j); got != 1+venue.MaxPrev {
+		t.Fatalf("chain of %d states, want %d", got, 1+venue.MaxPrev)
+	}
+	if j.Updated != 301 || j.Prev.Updated != 300 || j.Version != 300 {
+		t.Fatalf("the chain does not keep the latest states: %d %d", j.Updated, j.Prev.Updated)
+	}
+	if got := depth(at70); got != 1+venue.MaxPrev {
+		t.Fatalf("an earlier record's chain changed: %d states", got)
+	}
+	if b := j.AppendJSON(nil); strings.Count(string(b), `"prev"`) != venue.MaxPrev {
+		t.Fatalf("the wire form holds %d prev", strings.Count(string(b), `"prev"`))
+	}
+}

@@ -125,13 +125,25 @@ func (e *Engine) SliceUpTo(ctx context.Context, path string, offset, limit, maxS
 	if err != nil {
 		return res, err
 	}
-	for _, v := range res.Values {
+	for i, v := range res.Values {
 		// Inside "values" inside the answer.
 		if err := refuseDeepRead(path, v, 2); err != nil {
-			return nil, err
+			return nil, venue.Errorf(venue.EINVALID, "The entry %s of %s nests more than a read answers: page past it (offset %d) or read a path below it",
+				entryKey(res, i), clipRef(path), res.Offset+i+1)
 		}
 	}
 	return res, nil
+}
+
+// entryKey names entry i of a slice's page: its key, or its index.
+func entryKey(res *SliceResult, i int) string {
+	var kv struct {
+		Key *string `json:"key"`
+	}
+	if res.Type != "Vector" && json.Unmarshal(res.Values[i], &kv) == nil && kv.Key != nil {
+		return clipRef(*kv.Key)
+	}
+	return strconv.Itoa(res.Offset + i)
 }
 
 func (e *Engine) sliceUpTo(ctx context.Context, path string, offset, limit, maxSize int) (*SliceResult, error) {

@@ -135,7 +135,10 @@ func (e *Engine) recover(ctx context.Context) error {
 	for _, r := range rows {
 		rec, err := decodeRow(r)
 		if err != nil {
-			return err
+			// A record no reader takes must not keep the venue from
+			// starting: the job fails with what its row still says.
+			e.log.Warn("unreadable record of an unfinished job; failing it", "job", r.ID, "err", err)
+			rec = &venue.Job{ID: r.ID, Status: r.Status, Caller: r.Owner, Created: r.Created, Updated: r.Updated, Version: r.Version}
 		}
 		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil && e.outlives(op) {
 			continue

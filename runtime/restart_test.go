@@ -205,3 +205,27 @@ func TestEngine_ConfiguredSeedOverridingTheKeptOneIsWarned(t *testing.T) {
 		t.Fatalf("a warning for the kept seed itself:\n%s", logs)
 	}
 }
+
+// TestEngine_RestartFailsUnreadableJobs: a record no JSON reader takes (one
+// nested past encoding/json's 10000 levels, as unbounded prev chains once
+// made) does not keep a durable venue from starting: its job is failed from
+// what its row says.
+func TestEngine_RestartFailsUnreadableJobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	id := venue.JobID{0, 0, 0, 0, 0, 2}
+	deep := `{"id":"` + id.String() + `","status":"STARTED","created":1,"updated":2,"caller":"did:key:alice","prev":` +
+		strings.Repeat(`{"status":"PAUSED","prev":`, 10001) + `null` + strings.Repeat("}", 10001) + `}`
+	row := runtime.JobRow{ID: id, Owner: "did:key:alice", Status: venue.StatusStarted, Version: 2, Created: 1, Updated: 2, Record: []byte(deep)}
+	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st = openFile(t, path)
+	defer st.Close()
+	h := mustEngineOn(t, st)
+	got, err := h.Job(h.alice, id)
+	if err != nil || got.Status != venue.StatusFailed {
+		t.Fatalf("got %v %v", got, err)
+	}
+}

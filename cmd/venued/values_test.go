@@ -305,6 +305,13 @@ func TestREST_DeepValuesReadAlike(t *testing.T) {
 			if i == 0 {
 				t.Fatal("the namespace holding the deepest value written does not read")
 			}
+			// A page of j holding such a job names it, through both doors.
+			rest = c.do(t, "GET", "/api/v1/values/slice?path=j&limit=1000", nil)
+			job = invokeJob(t, c, `{"operation": "v/ops/core/slice", "wait": true, "input": {"path": "j", "limit": 1000}}`)
+			rest.json(t, &e)
+			if rest.status != 400 || job.Error != e.Error || !regexp.MustCompile(`^The entry 0x[0-9a-f]{32} of j nests more than a read answers: page past it \(offset \d+\)`).MatchString(e.Error) {
+				t.Fatalf("slice of j: /values/slice %d %q, core:slice %s %q", rest.status, e.Error, job.Status, job.Error)
+			}
 			return
 		}
 	})
