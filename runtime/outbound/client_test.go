@@ -33,6 +33,7 @@ func TestInternal(t *testing.T) {
 		{"192.0.3.1", false}, {"198.51.101.1", false}, {"203.0.114.1", false}, {"2001:db9::1", false}, {"2001:200::1", false},
 		{"8.8.8.8", false}, {"172.32.0.1", false}, {"100.128.0.1", false}, {"2606:4700::1111", false},
 		{"64:ff9b::808:808", false}, {"2002:808:808::1", false},
+		{"64:ff9b:1:a9fe:a9:fe00:808:808", true}, // local-use NAT64 (/48 format) of 169.254.169.254
 	} {
 		t.Run(tc.addr, func(t *testing.T) {
 			if got := internal(netip.MustParseAddr(tc.addr)); got != tc.internal {

@@ -127,6 +127,7 @@ var reserved = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
+	netip.MustParsePrefix("64:ff9b:1::/48"), // local-use NAT64, whose /48 format places the IPv4 address elsewhere
 	netip.MustParsePrefix("100::/64"),
 	netip.MustParsePrefix("100:0:0:1::/64"),
 	netip.MustParsePrefix("2001::/23"),
@@ -137,14 +138,14 @@ var reserved = []netip.Prefix{
 }
 
 // embedding are IPv6 ranges that carry an IPv4 address a gateway may
-// forward to: NAT64 (well-known and local-use prefixes) and IPv4-compatible
-// addresses in their last four bytes, 6to4 in bytes 2 to 5.
+// forward to: NAT64's well-known prefix and IPv4-compatible addresses in
+// their last four bytes, 6to4 in bytes 2 to 5. (The local-use NAT64 prefix
+// is reserved whole: see reserved.)
 var embedding = []struct {
 	pfx netip.Prefix
 	at  int
 }{
 	{netip.MustParsePrefix("64:ff9b::/96"), 12},
-	{netip.MustParsePrefix("64:ff9b:1::/48"), 12},
 	{netip.MustParsePrefix("::/96"), 12},
 	{netip.MustParsePrefix("2002::/16"), 2},
 }
