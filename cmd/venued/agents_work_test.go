@@ -116,7 +116,22 @@ func TestAgents_SuspendLetsTheCycleInFlightAnswer(t *testing.T) {
 		go func() {
 			done <- c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/agent/chat", "input": {"agentId": "bot", "message": {"delay": 500}}}`)
 		}()
-		eventually(t, "the agent runs", func() bool { return c.status(t, "bot") == "RUNNING" })
+		// In flight: the cycle has taken the message and runs its
+		// transition (RUNNING alone comes before the cycle reads the
+		// session, and a suspension then rightly leaves the message
+		// unread).
+		eventually(t, "the cycle runs its transition", func() bool {
+			var ids []string
+			c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+			for _, id := range ids {
+				var j jobJSON
+				c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
+				if j.Operation == "v/ops/transition/scripted" && j.Status == "STARTED" {
+					return true
+				}
+			}
+			return false
+		})
 		c.out(t, "v/ops/agent/suspend", `{"agentId": "bot"}`)
 		select {
 		case r := <-done:

@@ -187,7 +187,7 @@ func TestNodes_RacingCommandsKeepNodesUp(t *testing.T) {
 		wg.Wait()
 		a.command(t, j.ID, "resume") // 409 unless PAUSED
 		var end jobJSON
-		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 			if r := a.do(t, "GET", "/api/v1/status", nil); r.status != 200 {
 				t.Fatalf("round %d: node a answers %d", i, r.status)
 			}
@@ -196,7 +196,10 @@ func TestNodes_RacingCommandsKeepNodesUp(t *testing.T) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("round %d: the job stays %s", i, end.Status)
+				onA := a.do(t, "GET", "/api/v1/jobs/"+j.ID, nil)
+				onB := b.do(t, "GET", "/api/v1/jobs/"+j.ID, nil)
+				t.Fatalf("round %d: the job stays %s (pause answered %d %s, cancel %d %s)\non a: %s\non b: %s",
+					i, end.Status, paused.status, paused.body, cancelled.status, cancelled.body, onA.body, onB.body)
 			}
 		}
 		if cancelled.status == 200 {
