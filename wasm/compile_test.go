@@ -351,8 +351,8 @@ func TestHost_CloseDuringCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Within the limits, the costliest body of all: about 2 s to compile.
-	ifs := times(maxFuncBlocks-2*maxFuncLoops, 0x20, 0x00, 0x04, 0x40, 0x0b) // local.get 0  if  end
+	// Within the limits, a costly body (loops weigh five blocks, ifs three).
+	ifs := times((maxFuncBlocks-5*maxFuncLoops)/3, 0x20, 0x00, 0x04, 0x40, 0x0b) // local.get 0  if  end
 	slow := buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: append(times(maxFuncLoops, 0x03, 0x40, 0x0b), ifs...)}}, 1)
 	done := make(chan error, 1)
 	go func() {

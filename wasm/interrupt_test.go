@@ -293,16 +293,20 @@ func TestInstrument_Bounds(t *testing.T) {
 		{"too many functions", "functions; the venue takes at most", insertSection(buildModule(nil, nil, 1), secFunction, uleb(maxFunctions+1))},
 		// Sequential, not nested: what the compiler's time and memory grow with.
 		{"too many loops", "more than 1000 loops", one(times(maxFuncLoops+1, 0x03, 0x40, 0x0b)...)},
-		{"too many blocks", "more than 10000 blocks", one(times(maxFuncBlocks+1, 0x02, 0x40, 0x0b)...)},
-		{"too many br_ifs", "more than 10000 blocks", one(times(maxFuncBlocks+1, 0x41, 0x00, 0x0d, 0x00)...)},
+		{"too many blocks", "more than 20000 basic blocks", one(times(maxFuncBlocks+1, 0x02, 0x40, 0x0b)...)},
+		{"too many br_ifs", "more than 20000 basic blocks", one(times(maxFuncBlocks+1, 0x41, 0x00, 0x0d, 0x00)...)},
+		{"a br_table's targets", "more than 20000 basic blocks", one(append(append([]byte{0x02, 0x40, 0x41, 0x00, 0x0e}, uleb(maxFuncBlocks)...), append(make([]byte, maxFuncBlocks+1), 0x0b)...)...)},
+		{"ifs weigh three blocks", "more than 20000 basic blocks", one(times(maxFuncBlocks/3+1, 0x41, 0x00, 0x04, 0x40, 0x0b)...)},
 		{"too many calls", "more than 10000 calls", one(times(maxFuncCalls+1, 0x10, 0x00)...)},
 		{"too many loads", "more than 40000 loads and stores", one(times(maxFuncMemoryOps+1, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a)...)},
 		{"too many bulk instructions", "more than 1000 bulk", one(times(maxFuncBulk+1, 0x41, 0x00, 0x41, 0x00, 0x41, 0x00, 0xfc, 0x0b, 0x00)...)},
 		{"too many instructions", "more than 1000000 instructions", one(times(maxFuncInstructions+1, 0x01)...)},
-		{"too many blocks in all", "blocks squared passes the venue's limit of 200000000; split large functions or upload fewer (at function 2 ",
+		{"too many blocks in all", "blocks squared passes the venue's limit of 1000000000; split large functions or upload fewer (at function 2 ",
 			many(3, times(maxFuncBlocks, 0x02, 0x40, 0x0b))},
 		{"too many calls in all", "more than 200000 calls in all, the venue's limit (at function 20 ",
 			many(21, times(maxFuncCalls, 0x10, 0x00))},
+		{"too many bulk instructions in all", "more than 20000 bulk memory and table instructions in all, the venue's limit (at function 20 ",
+			many(21, times(maxFuncBulk, 0x41, 0x00, 0x41, 0x00, 0x41, 0x00, 0xfc, 0x0b, 0x00))},
 		{"too many loads in all", "more than 1000000 loads and stores in all, the venue's limit (at function 25 ",
 			many(26, times(maxFuncMemoryOps, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a))},
 	} {
@@ -316,6 +320,13 @@ func TestInstrument_Bounds(t *testing.T) {
 	t.Run("too many locals", func(t *testing.T) {
 		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
 		if _, _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+			t.Fatalf("instrumentFunc: %v", err)
+		}
+	})
+	t.Run("too many locals for its loops", func(t *testing.T) {
+		fn := append(append(append([]byte{0x01}, uleb(1000)...), tI32), times(maxFuncLoopLocals/1_000_000+1, 0x03, 0x40, 0x0b)...)
+		fn = append(fn, 0x0b)
+		if _, _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "has 251 loops and 1000 locals and parameters") {
 			t.Fatalf("instrumentFunc: %v", err)
 		}
 	})

@@ -30,28 +30,33 @@ const (
 // as nested: one function of 8,000 sequential empty loops, 24 KB, took 12 s
 // to compile, one of 32,000 `block (br_if 0) end` 17 s. Its memory grows
 // with the instructions: 14 KB for each call_indirect, 5 KB for each load
-// or store, 45 KB for each bulk instruction. The largest function of the
-// venue's own Go module has 1,476 blocks (as weighed by funcCost.blocks),
-// 3 loops, 654 calls, 3,601 loads and stores, 31 bulk instructions and
-// 22,772 instructions; that of the C test guests 556 blocks and 53 loops.
-// The limits are 7 to 40 times those; the sum of blocks squared over the
-// module, 11 times the venue's own module (17.5 million): at the limits a
-// compile took 1 to 4 s (docs/RATIONALE.md).
+// or store, 45 KB for each bulk instruction. Blocks are counted as the
+// compiler makes them (funcCost.add): a br_table counted as one block took
+// 9 s for 10 of 65,520 targets. And a loop costs in the square of the
+// variables it reads (see instrumentFunc). The largest function of an
+// 11 MB Go program has 3,604 basic blocks, 3 loops, 654 calls, 3,601 loads
+// and stores, 31 bulk instructions and 22,772 instructions; that of the C
+// test guests 832 basic blocks, 53 loops and 122,412 as loops times the
+// square of its locals. The limits are 5 to 40 times those; the module's
+// totals 4.6 (blocks squared: 218 million) and 7 (bulk: 2,785) times the
+// Go program's: at the limits a compile took 0.3 to 2.3 s (docs/RATIONALE.md).
 const (
-	maxFuncBlocks       = 10_000      // per function, as weighed by funcCost.blocks
-	maxFuncLoops        = 1_000       // per function
-	maxFuncCalls        = 10_000      // call and call_indirect, per function
-	maxFuncMemoryOps    = 40_000      // loads and stores, per function
-	maxFuncBulk         = 1_000       // bulk memory and table instructions, per function
-	maxFuncInstructions = 1_000_000   // per function
-	maxModuleBlockCost  = 200_000_000 // the sum over functions of blocks squared
-	maxModuleCalls      = 200_000     // all functions together (the venue's own module: 25,144)
-	maxModuleMemoryOps  = 1_000_000   // all functions together (the venue's own module: 177,121)
+	maxFuncBlocks       = 20_000        // per function, as weighed by funcCost.blocks
+	maxFuncLoops        = 1_000         // per function
+	maxFuncCalls        = 10_000        // call and call_indirect, per function
+	maxFuncMemoryOps    = 40_000        // loads and stores, per function
+	maxFuncBulk         = 1_000         // bulk memory and table instructions, per function
+	maxFuncInstructions = 1_000_000     // per function
+	maxFuncLoopLocals   = 250_000_000   // loops times the square of locals and parameters, per function
+	maxModuleBlockCost  = 1_000_000_000 // the sum over functions of blocks squared
+	maxModuleBulk       = 20_000        // all functions together (an 11 MB Go program: 2,785)
+	maxModuleCalls      = 200_000       // all functions together (the venue's own module: 25,144)
+	maxModuleMemoryOps  = 1_000_000     // all functions together (the venue's own module: 177,121)
 )
 
 // funcCost counts what drives the compile's cost of one function.
 type funcCost struct {
-	blocks       uint64 // block, if, br_if and br_table one each; loop and bulk instructions two (instrument adds an if to each)
+	blocks       uint64 // the basic blocks the compiler makes (see add)
 	loops        uint64
 	calls        uint64
 	memoryOps    uint64
@@ -59,17 +64,28 @@ type funcCost struct {
 	instructions uint64
 }
 
-// add counts one instruction of kind.
-func (c *funcCost) add(kind int) {
+// add counts one instruction of kind, whose bytes are ins. A block or a
+// br_if makes one basic block in wazero's compiler, an if three (then,
+// else, after), a br_table one per target and its default; a loop makes
+// two and a bulk instruction none, but the rewriter adds an if to each.
+func (c *funcCost) add(kind int, ins []byte) {
 	c.instructions++
 	switch kind {
-	case opOpen, opBranch:
+	case opOpen:
 		c.blocks++
+		if ins[0] == 0x04 {
+			c.blocks += 2
+		}
+	case opBranch:
+		c.blocks++
+		if ins[0] == 0x0e {
+			c.blocks += uint64((&reader{b: ins, p: 1}).count())
+		}
 	case opLoop:
-		c.blocks += 2
+		c.blocks += 2 + 3
 		c.loops++
 	case opBulk:
-		c.blocks += 2
+		c.blocks += 3
 		c.bulk++
 	case opCall:
 		c.calls++
@@ -82,6 +98,7 @@ func (c *funcCost) add(kind int) {
 // (the sum of blocks squared), and refuses a module past a bound.
 func (all *funcCost) addModule(c funcCost, blockCost *uint64) error {
 	all.calls += c.calls
+	all.bulk += c.bulk
 	all.memoryOps += c.memoryOps
 	*blockCost += c.blocks * c.blocks
 	switch {
@@ -90,6 +107,8 @@ func (all *funcCost) addModule(c funcCost, blockCost *uint64) error {
 			errMalformed, maxModuleBlockCost)
 	case all.calls > maxModuleCalls:
 		return fmt.Errorf("%w: the module's functions have more than %d calls in all, the venue's limit", errMalformed, maxModuleCalls)
+	case all.bulk > maxModuleBulk:
+		return fmt.Errorf("%w: the module's functions have more than %d bulk memory and table instructions in all, the venue's limit", errMalformed, maxModuleBulk)
 	case all.memoryOps > maxModuleMemoryOps:
 		return fmt.Errorf("%w: the module's functions have more than %d loads and stores in all, the venue's limit", errMalformed, maxModuleMemoryOps)
 	}
@@ -104,7 +123,7 @@ func (c *funcCost) check() error {
 	}{
 		{c.instructions, maxFuncInstructions, "instructions"},
 		{c.loops, maxFuncLoops, "loops"},
-		{c.blocks, maxFuncBlocks, "blocks (block, if, br_if and br_table count one, loop and bulk memory instructions two)"},
+		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target)"},
 		{c.calls, maxFuncCalls, "calls"},
 		{c.memoryOps, maxFuncMemoryOps, "loads and stores"},
 		{c.bulk, maxFuncBulk, "bulk memory and table instructions"},
@@ -228,7 +247,7 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 		if err != nil {
 			return nil, 0, cost, err
 		}
-		if cost.add(kind); cost.instructions&0xff == 0 || r.p == len(fn) {
+		if cost.add(kind, fn[at:r.p]); cost.instructions&0xff == 0 || r.p == len(fn) {
 			if err := cost.check(); err != nil {
 				return nil, 0, cost, err
 			}
@@ -255,7 +274,19 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 	if len(fn) == 0 || fn[len(fn)-1] != 0x0b {
 		return nil, 0, cost, fmt.Errorf("%w: a function body does not end with end", errMalformed)
 	}
-	return append(out, fn[copied:]...), locals, cost, cost.check()
+	if err := cost.check(); err != nil {
+		return nil, 0, cost, err
+	}
+	// The compiler's SSA builder gives each loop's header a value for every
+	// variable read within, and its passes over them grow with the square
+	// of the variables: 200 nested loops reading 10,000 locals took 18 s,
+	// one loop reading 50,000 2.8 s.
+	vars := locals + uint64(f.params)
+	if cost.loops*vars*vars > maxFuncLoopLocals {
+		return nil, 0, cost, fmt.Errorf("%w: the function has %d loops and %d locals and parameters; the venue compiles at most %d loops times the square of the locals, in reasonable time; use fewer locals or loops, or split the function",
+			errMalformed, cost.loops, vars, maxFuncLoopLocals)
+	}
+	return append(out, fn[copied:]...), locals, cost, nil
 }
 
 // What instrumentFunc needs to know of an instruction.
