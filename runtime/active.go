@@ -168,7 +168,7 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			continue
 		}
 		if !applied[i] {
-			e.lose(j)
+			e.lose(j, r.Version)
 			continue
 		}
 		if r.Status.Terminal() {

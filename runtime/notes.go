@@ -65,7 +65,15 @@ func (e *Engine) adopt(j *job) {
 // lose is adopt for a job whose own write the store did not apply: another
 // node wrote that version first (a pause there as the job ended here, a
 // resume on both), so the job is theirs now, whatever their record says.
-func (e *Engine) lose(j *job) {
+// A state made here after the lost one (a resume already on its way to
+// the store) is newer than what won, and its own write decides.
+func (e *Engine) lose(j *job, version int64) {
+	j.mu.Lock()
+	newer := j.rec.Version > version
+	j.mu.Unlock()
+	if newer {
+		return
+	}
 	if rec := e.stored(j.id); rec != nil {
 		e.adoptRecord(j, rec, true)
 	}
