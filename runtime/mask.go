@@ -37,6 +37,8 @@ type masker struct {
 	units     map[string][]string     // and of each other character
 	unitBytes int                     // the size of both, at most maxUnitBytes
 	spent     int                     // the size of all forms worked out, at most maxSpent
+	// floorSpent is how much of the job's matchFloor masking took.
+	floorSpent int
 }
 
 const minMasked = 4
@@ -135,7 +137,9 @@ func (m *masker) text(s string) string {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	budget := matchBudget(len(s))
+	start := m.matchBudget(len(s))
+	budget := start
+	defer func() { m.spend(len(s), start, budget) }()
 	return m.hide(s, m.values, &budget)
 }
 
@@ -179,7 +183,9 @@ func (m *masker) json(b json.RawMessage) json.RawMessage {
 	if len(vals) == 0 {
 		return b
 	}
-	budget := matchBudget(len(b))
+	start := m.matchBudget(len(b))
+	budget := start
+	defer func() { m.spend(len(b), start, budget) }()
 	if !json.Valid(b) {
 		return json.RawMessage(m.hide(string(b), vals, &budget))
 	}

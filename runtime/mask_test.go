@@ -7,9 +7,11 @@ import (
 	"math/rand"
 	"net/url"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -373,4 +375,48 @@ func FuzzMasker_Forms(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMasker_BoundedWork checks that masking costs a job a bounded time
+// however its secrets and texts are made: a value of backslashes (whose
+// forms \, \\, \\\\ and \\\\\\\\ may be read in ever more ways) in a text of
+// backslashes, and many texts, each of which once had a budget of its own.
+// Running out blanks the text.
+func TestMasker_BoundedWork(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		secret string
+		texts  []string
+	}{
+		{"backslashes", strings.Repeat(`\`, 64<<10), []string{strings.Repeat(`\`, 1<<20)}},
+		{"backslashes after an anchor", "Key1" + strings.Repeat(`\`, 4000), []string{"Key1" + strings.Repeat(`\`, 200<<10)}},
+		{"many headers", strings.Repeat(`\`, 64<<10), slices.Repeat([]string{strings.Repeat(`\`, 4<<10)}, 300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			begin := time.Now()
+			for _, s := range tc.texts {
+				if got := m.text(s); strings.Contains(got, tc.secret) {
+					t.Fatalf("the secret shows in %.40q", got)
+				}
+			}
+			if d := time.Since(begin); d > 1500*time.Millisecond {
+				t.Errorf("masking took %v", d)
+			}
+		})
+	}
+}
+
+// BenchmarkMasker_Backslashes masks a 1 MB text of backslashes holding a
+// value of 64 KiB of them: the budget, not the text, bounds the work.
+func BenchmarkMasker_Backslashes(b *testing.B) {
+	secret, body := strings.Repeat(`\`, 64<<10), strings.Repeat(`\`, 1<<20)
+	for b.Loop() {
+		m := &masker{}
+		m.add(secret)
+		if m.text(body) != Hidden {
+			b.Fatal("the text shows")
+		}
+	}
 }

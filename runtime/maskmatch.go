@@ -40,10 +40,41 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// A job's masker may compare a form with a text matchPerByte times for
+// each byte of the texts it masks, and matchFloor times more over the
+// whole job, which the texts draw on as they need: enough for any text that
+// echoes a secret a few hundred times, and bounded by the size of what the
+// job reads (300 short headers share one floor, rather than each having
+// its own). A search that runs out blanks the text whole.
+const (
+	matchPerByte = 32
+	matchFloor   = 1 << 22
+)
+
 // matchBudget is how many comparisons masking a text of n bytes may take:
-// enough for any text that echoes a secret a few hundred times, bounded for
-// any text and secret. A search that runs out blanks the text whole.
-func matchBudget(n int) int { return 1<<22 + 64*n }
+// its own share and what is left of the job's floor.
+func (m *masker) matchBudget(n int) int { return matchPerByte*n + matchFloor - m.floorSpent }
+
+// spend charges the floor with what masking a text of n bytes, begun with
+// budget start, took beyond its own share.
+func (m *masker) spend(n, start, left int) {
+	if over := start - left - matchPerByte*n; over > 0 {
+		m.floorSpent = min(matchFloor, m.floorSpent+over)
+	}
+}
+
+// distinctPos sorts ps, the positions a search reached by one step, and
+// drops repeats: a value of backslashes, whose forms are \, \\\\ and
+// more, may be read in thousands of ways, and a check for each against the
+// others would cost more than the budget counts.
+func distinctPos(ps []int, budget *int) []int {
+	if len(ps) < 2 {
+		return ps
+	}
+	*budget -= len(ps)
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
 
 // hide returns s with every form of the values in vals replaced by Hidden;
 // all of s is Hidden if one of them is blind and may be in s, or if the
@@ -86,7 +117,7 @@ func (m *masker) find(s string, mv *maskValue, spans [][2]int, budget *int) ([][
 		_, n := utf8.DecodeRuneInString(mv.v)
 		first := m.forms(mv.v[:n])
 		for q := range len(s) {
-			*budget--
+			*budget -= len(first)
 			if !slices.ContainsFunc(first, func(f string) bool { return strings.HasPrefix(s[q:], f) }) {
 				continue
 			}
@@ -135,12 +166,12 @@ func (m *masker) forward(s string, q int, rest string, budget *int) int {
 		for _, p := range at {
 			*budget -= len(forms)
 			for _, f := range forms {
-				if strings.HasPrefix(s[p:], f) && !slices.Contains(next, p+len(f)) {
+				if strings.HasPrefix(s[p:], f) {
 					next = append(next, p+len(f))
 				}
 			}
 		}
-		at, next = next, at
+		at, next = distinctPos(next, budget), at
 		if *budget < 0 {
 			return -1
 		}
@@ -163,12 +194,12 @@ func (m *masker) backward(s string, q int, before string, budget *int) int {
 		for _, p := range at {
 			*budget -= len(forms)
 			for _, f := range forms {
-				if strings.HasSuffix(s[:p], f) && !slices.Contains(next, p-len(f)) {
+				if strings.HasSuffix(s[:p], f) {
 					next = append(next, p-len(f))
 				}
 			}
 		}
-		at, next = next, at
+		at, next = distinctPos(next, budget), at
 		if *budget < 0 {
 			return -1
 		}
