@@ -55,12 +55,22 @@ const maxUnitBytes = 1 << 20
 // values costs no more than a few.
 const maxSpent = 4 * maxUnitBytes
 
+// add adds v, and v without the white space around it: net/http trims a
+// header value it sends and one it reads, so a value ending in a space
+// comes back without it.
 func (m *masker) add(v string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.addValue(v)
+	if t := strings.TrimSpace(v); t != v {
+		m.addValue(t)
+	}
+}
+
+func (m *masker) addValue(v string) {
 	if len(v) < minMasked {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if slices.ContainsFunc(m.values, func(mv *maskValue) bool { return mv.v == v }) {
 		return
 	}

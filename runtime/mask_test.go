@@ -420,3 +420,22 @@ func BenchmarkMasker_Backslashes(b *testing.B) {
 		}
 	}
 }
+
+// TestMasker_Trimmed checks that a value with white space around it is
+// hidden without it too, as net/http sends and reads a header value.
+func TestMasker_Trimmed(t *testing.T) {
+	for _, tc := range []struct{ name, secret, text, want string }{
+		{"a trailing space", "sk-live-Abc123XYZ789 ", "echo: sk-live-Abc123XYZ789", "echo: HIDDEN"},
+		{"a trailing tab", "sk-live-Abc123XYZ789\t", "echo: sk-live-Abc123XYZ789;", "echo: HIDDEN;"},
+		{"a leading space", " sk-live-Abc123XYZ789", "echo:sk-live-Abc123XYZ789", "echo:HIDDEN"},
+		{"too short trimmed", "abc  ", "abc abc", "abc abc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := m.text(tc.text); got != tc.want {
+				t.Errorf("text(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
