@@ -39,6 +39,9 @@ type masker struct {
 	spent     int                     // the size of all forms worked out, at most maxSpent
 	// floorSpent is how much of the job's matchFloor masking took.
 	floorSpent int
+	// lower holds the first lowered values, lower-cased, for lowerText.
+	lower   *masker
+	lowered int
 }
 
 const minMasked = 4
@@ -151,6 +154,37 @@ func (m *masker) text(s string) string {
 	budget := start
 	defer func() { m.spend(len(s), start, budget) }()
 	return m.hide(s, m.values, &budget)
+}
+
+// lowerText masks the values in s and lower-cases it, as the guest sees a
+// header name. Go's reader has already changed the case of the name's
+// letters (Sk-Live-Abcdef for sk-Live-AbCdEf), so the values are looked for
+// in any case: as they are in s, then lower-cased in what shows of it
+// lower-cased.
+func (m *masker) lowerText(s string) string {
+	lower := m.lowerValues()
+	parts := strings.Split(m.text(s), Hidden)
+	for i, p := range parts {
+		parts[i] = lower.text(strings.ToLower(p))
+	}
+	return strings.Join(parts, Hidden)
+}
+
+// lowerValues returns a masker of the values lower-cased, adding those
+// added since it was last asked for.
+func (m *masker) lowerValues() *masker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lower == nil {
+		m.lower = &masker{}
+	}
+	m.lower.mu.Lock()
+	defer m.lower.mu.Unlock()
+	for _, mv := range m.values[m.lowered:] {
+		m.lower.addValue(strings.ToLower(mv.v))
+	}
+	m.lowered = len(m.values)
+	return m.lower
 }
 
 // present lists the values that b may hold: those whose anchor it holds
