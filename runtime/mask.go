@@ -78,7 +78,10 @@ func (m *masker) addValue(v string) {
 		return
 	}
 	mv := newMaskValue(v)
-	mv.blind = !m.learnUnits(v)
+	if mv.blind = !m.learnUnits(v); mv.blind && mv.anchor == "" {
+		_, n := utf8.DecodeRuneInString(v)
+		mv.minLen, mv.first = utf8.RuneCountInString(v), unitForms(v[:n])
+	}
 	m.values = append(m.values, mv)
 }
 

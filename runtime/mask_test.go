@@ -439,3 +439,37 @@ func TestMasker_Trimmed(t *testing.T) {
 		})
 	}
 }
+
+// TestMasker_BlindNoAnchor checks that a blind value without letters or
+// digits blanks only the texts that may hold it, so a JSON record keeps
+// its member names and numbers: it blanked every text, and an output
+// became {"HIDDEN":"HIDDEN",...}.
+func TestMasker_BlindNoAnchor(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	var b strings.Builder
+	for b.Len() < 60000 {
+		b.WriteRune(rune(0x4e00 + r.Intn(5000)))
+	}
+	v := b.String()
+	m := &masker{}
+	m.add(v)
+	if !m.values[0].blind || m.values[0].anchor != "" {
+		t.Fatalf("the value is not blind without an anchor")
+	}
+	long := strings.Repeat("lorem ipsum ", 2000)
+	first := v[:3]
+	for _, tc := range []struct{ name, in, want string }{
+		{"names, numbers and short strings", `{"a":"b","n":12345,"t":true}`, `{"a":"b","n":12345,"t":true}`},
+		{"a long string without its characters", `{"a":"` + long + `"}`, `{"a":"` + long + `"}`},
+		{"a short string with its first character", `{"a":"` + first + `"}`, `{"a":"` + first + `"}`},
+		{"holding it", `{"a":"x` + v + `","n":1}`, `{"a":"HIDDEN","n":1}`},
+		{"holding it escaped", `{"a":` + mustMarshal(url.QueryEscape(v)) + `}`, `{"a":"HIDDEN"}`},
+		{"a long string with its first character", `{"a":"` + first + long + `"}`, `{"a":"HIDDEN"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(m.json(json.RawMessage(tc.in))); got != tc.want {
+				t.Errorf("json(%.60q) = %.60q, want %.60q", tc.in, got, tc.want)
+			}
+		})
+	}
+}

@@ -16,9 +16,17 @@ type maskValue struct {
 	anchor string
 	at     int // where anchor starts in v
 	// blind is set when the forms of v's characters outgrew the masker's
-	// budget: a text that may hold v (it holds the anchor) is then blanked
-	// whole, which hides every form at a cost bounded by the text's size.
+	// budget: a text that may hold v (it holds the anchor, or see minLen)
+	// is then blanked whole, which hides every form at a cost bounded by
+	// the text's size.
 	blind bool
+	// minLen and first narrow the texts a blind value without an anchor
+	// blanks (else all of them): each of its characters takes at least a
+	// byte in every form, and every form begins with a form of its first
+	// character (first, worked out alone). A text shorter, or holding none
+	// of first, cannot hold it, so a JSON member name or number stays.
+	minLen int
+	first  []string
 }
 
 func newMaskValue(v string) *maskValue {
@@ -112,7 +120,7 @@ func (m *masker) hide(s string, vals []*maskValue, budget *int) string {
 func (m *masker) find(s string, mv *maskValue, spans [][2]int, budget *int) ([][2]int, bool) {
 	if mv.anchor == "" {
 		if mv.blind {
-			return spans, false
+			return spans, !mv.mayHold(s, budget)
 		}
 		_, n := utf8.DecodeRuneInString(mv.v)
 		first := m.forms(mv.v[:n])
@@ -150,6 +158,15 @@ func (m *masker) find(s string, mv *maskValue, spans [][2]int, budget *int) ([][
 		}
 		from = at + 1
 	}
+}
+
+// mayHold reports whether s may hold mv, a blind value without an anchor.
+func (mv *maskValue) mayHold(s string, budget *int) bool {
+	if len(s) < mv.minLen {
+		return false
+	}
+	*budget -= len(mv.first)
+	return slices.ContainsFunc(mv.first, func(f string) bool { return strings.Contains(s, f) })
 }
 
 // forward returns the end of the longest text at s[q:] made of one form of
