@@ -3,6 +3,8 @@ package runtime
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -66,5 +68,28 @@ func TestHTTPResponse_WorstCaseFits(t *testing.T) {
 		if err := json.Unmarshal(out, &back); err != nil || (back.Body == nil || *back.Body != body) && string(back.BodyBase64) != body {
 			t.Errorf("the body of %d bytes does not come back: %v", len(body), err)
 		}
+	}
+}
+
+// TestAnswer_HeaderNames checks that a secret echoed in a response header
+// name is hidden, in any case: Go's reader changes the case of a name's
+// letters, and the guest sees it lower-cased.
+func TestAnswer_HeaderNames(t *testing.T) {
+	for _, tc := range []struct{ name, secret, header, want string }{
+		{"mixed case", "sk-Live-AbCdEf123456", "x-sk-Live-AbCdEf123456", "x-HIDDEN"},
+		{"as it is", "sk-Live-AbCdEf123456", "sk-Live-AbCdEf123456 x", "HIDDEN x"},
+		{"a lower-case secret", "sk-live-abcdef123456", "Sk-Live-Abcdef123456-Echo", "HIDDEN-echo"},
+		{"no secret", "sk-live-abcdef123456", "Content-Type", "content-type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := &Env{j: &job{mask: &masker{}}}
+			env.j.mask.add(tc.secret)
+			u, _ := url.Parse("http://example.com/")
+			resp := &http.Response{StatusCode: 200, Header: http.Header{http.CanonicalHeaderKey(tc.header): {"v"}}, Request: &http.Request{URL: u}}
+			got := env.answer(resp, nil, nil)
+			if _, ok := got.Headers[tc.want]; !ok || len(got.Headers) != 1 {
+				t.Errorf("headers %q, want %q", got.Headers, tc.want)
+			}
+		})
 	}
 }

@@ -77,7 +77,7 @@ func (env *Env) answer(resp *http.Response, body []byte, fills []fill) *HTTPResp
 	out := &HTTPResponse{Status: resp.StatusCode, Headers: make(map[string]string, len(resp.Header)),
 		Body: m.text(string(body)), URL: utf8Text(m.text(restore(resp.Request.URL.String(), fills)))}
 	for k, v := range resp.Header {
-		out.Headers[utf8Text(m.text(strings.ToLower(k)))] = utf8Text(m.text(strings.Join(v, ", ")))
+		out.Headers[utf8Text(m.lowerText(k))] = utf8Text(m.text(strings.Join(v, ", ")))
 	}
 	return out
 }

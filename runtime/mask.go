@@ -37,6 +37,11 @@ type masker struct {
 	units     map[string][]string     // and of each other character
 	unitBytes int                     // the size of both, at most maxUnitBytes
 	spent     int                     // the size of all forms worked out, at most maxSpent
+	// floorSpent is how much of the job's matchFloor masking took.
+	floorSpent int
+	// lower holds the first lowered values, lower-cased, for lowerText.
+	lower   *masker
+	lowered int
 }
 
 const minMasked = 4
@@ -53,17 +58,30 @@ const maxUnitBytes = 1 << 20
 // values costs no more than a few.
 const maxSpent = 4 * maxUnitBytes
 
+// add adds v, and v without the white space around it: net/http trims a
+// header value it sends and one it reads, so a value ending in a space
+// comes back without it.
 func (m *masker) add(v string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.addValue(v)
+	if t := strings.TrimSpace(v); t != v {
+		m.addValue(t)
+	}
+}
+
+func (m *masker) addValue(v string) {
 	if len(v) < minMasked {
 		return
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if slices.ContainsFunc(m.values, func(mv *maskValue) bool { return mv.v == v }) {
 		return
 	}
 	mv := newMaskValue(v)
-	mv.blind = !m.learnUnits(v)
+	if mv.blind = !m.learnUnits(v); mv.blind && mv.anchor == "" {
+		_, n := utf8.DecodeRuneInString(v)
+		mv.minLen, mv.first = utf8.RuneCountInString(v), unitForms(v[:n])
+	}
 	m.values = append(m.values, mv)
 }
 
@@ -135,8 +153,41 @@ func (m *masker) text(s string) string {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	budget := matchBudget(len(s))
+	start := m.matchBudget(len(s))
+	budget := start
+	defer func() { m.spend(len(s), start, budget) }()
 	return m.hide(s, m.values, &budget)
+}
+
+// lowerText masks the values in s and lower-cases it, as the guest sees a
+// header name. Go's reader has already changed the case of the name's
+// letters (Sk-Live-Abcdef for sk-Live-AbCdEf), so the values are looked for
+// in any case: as they are in s, then lower-cased in what shows of it
+// lower-cased.
+func (m *masker) lowerText(s string) string {
+	lower := m.lowerValues()
+	parts := strings.Split(m.text(s), Hidden)
+	for i, p := range parts {
+		parts[i] = lower.text(strings.ToLower(p))
+	}
+	return strings.Join(parts, Hidden)
+}
+
+// lowerValues returns a masker of the values lower-cased, adding those
+// added since it was last asked for.
+func (m *masker) lowerValues() *masker {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lower == nil {
+		m.lower = &masker{}
+	}
+	m.lower.mu.Lock()
+	defer m.lower.mu.Unlock()
+	for _, mv := range m.values[m.lowered:] {
+		m.lower.addValue(strings.ToLower(mv.v))
+	}
+	m.lowered = len(m.values)
+	return m.lower
 }
 
 // present lists the values that b may hold: those whose anchor it holds
@@ -179,7 +230,9 @@ func (m *masker) json(b json.RawMessage) json.RawMessage {
 	if len(vals) == 0 {
 		return b
 	}
-	budget := matchBudget(len(b))
+	start := m.matchBudget(len(b))
+	budget := start
+	defer func() { m.spend(len(b), start, budget) }()
 	if !json.Valid(b) {
 		return json.RawMessage(m.hide(string(b), vals, &budget))
 	}

@@ -7,9 +7,11 @@ import (
 	"math/rand"
 	"net/url"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -335,6 +337,16 @@ func TestMasker_AuditedForms(t *testing.T) {
 	}
 }
 
+// hiddenMark stands for Hidden where a test looks for a secret in a masked text:
+// "aaa" before "aaaH" masked is "aaaHIDDEN", which spells the secret but
+// does not show it.
+const hiddenMark = '\uffff'
+
+// shows reports whether form is in got, a masked text, outside its Hiddens.
+func shows(got, form string) bool {
+	return strings.Contains(strings.ReplaceAll(got, Hidden, string(hiddenMark)), form)
+}
+
 // FuzzMasker_Forms checks that the masker is sound for the encodings it
 // documents: however a secret looks, and whatever text surrounds it, none
 // of its forms stays readable, raw or inside a JSON string.
@@ -345,7 +357,7 @@ func FuzzMasker_Forms(f *testing.F) {
 	f.Add("aaaa", "aaa", "aaa")
 	f.Add("----", "--", "-")
 	f.Fuzz(func(t *testing.T, secret, before, after string) {
-		if len(secret) < 4 || !utf8.ValidString(secret) || !utf8.ValidString(before) || !utf8.ValidString(after) {
+		if len(secret) < 4 || strings.ContainsRune(secret, hiddenMark) || !utf8.ValidString(secret) || !utf8.ValidString(before) || !utf8.ValidString(after) {
 			return
 		}
 		m := &masker{}
@@ -361,16 +373,113 @@ func FuzzMasker_Forms(f *testing.F) {
 			"query twice": url.QueryEscape(url.QueryEscape(secret)),
 		} {
 			got := m.text(before + form + after)
-			if strings.Contains(got, form) {
+			if shows(got, form) {
 				t.Fatalf("%s form %q of %q shows in %q", name, form, secret, got)
 			}
 			doc, _ := json.Marshal(map[string]string{"k": before + form + after})
 			j := &venue.Job{Output: doc}
 			m.apply(j)
 			var back map[string]string
-			if json.Unmarshal(j.Output, &back) != nil || strings.Contains(back["k"], form) {
+			if json.Unmarshal(j.Output, &back) != nil || shows(back["k"], form) {
 				t.Fatalf("%s form %q of %q shows in %s", name, form, secret, j.Output)
 			}
 		}
 	})
+}
+
+// TestMasker_BoundedWork checks that masking costs a job a bounded time
+// however its secrets and texts are made: a value of backslashes (whose
+// forms \, \\, \\\\ and \\\\\\\\ may be read in ever more ways) in a text of
+// backslashes, and many texts, each of which once had a budget of its own.
+// Running out blanks the text.
+func TestMasker_BoundedWork(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		secret string
+		texts  []string
+	}{
+		{"backslashes", strings.Repeat(`\`, 64<<10), []string{strings.Repeat(`\`, 1<<20)}},
+		{"backslashes after an anchor", "Key1" + strings.Repeat(`\`, 4000), []string{"Key1" + strings.Repeat(`\`, 200<<10)}},
+		{"many headers", strings.Repeat(`\`, 64<<10), slices.Repeat([]string{strings.Repeat(`\`, 4<<10)}, 300)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			begin := time.Now()
+			for _, s := range tc.texts {
+				if got := m.text(s); strings.Contains(got, tc.secret) {
+					t.Fatalf("the secret shows in %.40q", got)
+				}
+			}
+			if d := time.Since(begin); d > 1500*time.Millisecond {
+				t.Errorf("masking took %v", d)
+			}
+		})
+	}
+}
+
+// BenchmarkMasker_Backslashes masks a 1 MB text of backslashes holding a
+// value of 64 KiB of them: the budget, not the text, bounds the work.
+func BenchmarkMasker_Backslashes(b *testing.B) {
+	secret, body := strings.Repeat(`\`, 64<<10), strings.Repeat(`\`, 1<<20)
+	for b.Loop() {
+		m := &masker{}
+		m.add(secret)
+		if m.text(body) != Hidden {
+			b.Fatal("the text shows")
+		}
+	}
+}
+
+// TestMasker_Trimmed checks that a value with white space around it is
+// hidden without it too, as net/http sends and reads a header value.
+func TestMasker_Trimmed(t *testing.T) {
+	for _, tc := range []struct{ name, secret, text, want string }{
+		{"a trailing space", "sk-live-Abc123XYZ789 ", "echo: sk-live-Abc123XYZ789", "echo: HIDDEN"},
+		{"a trailing tab", "sk-live-Abc123XYZ789\t", "echo: sk-live-Abc123XYZ789;", "echo: HIDDEN;"},
+		{"a leading space", " sk-live-Abc123XYZ789", "echo:sk-live-Abc123XYZ789", "echo:HIDDEN"},
+		{"too short trimmed", "abc  ", "abc abc", "abc abc"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &masker{}
+			m.add(tc.secret)
+			if got := m.text(tc.text); got != tc.want {
+				t.Errorf("text(%q) = %q, want %q", tc.text, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMasker_BlindNoAnchor checks that a blind value without letters or
+// digits blanks only the texts that may hold it, so a JSON record keeps
+// its member names and numbers: it blanked every text, and an output
+// became {"HIDDEN":"HIDDEN",...}.
+func TestMasker_BlindNoAnchor(t *testing.T) {
+	r := rand.New(rand.NewSource(13))
+	var b strings.Builder
+	for b.Len() < 60000 {
+		b.WriteRune(rune(0x4e00 + r.Intn(5000)))
+	}
+	v := b.String()
+	m := &masker{}
+	m.add(v)
+	if !m.values[0].blind || m.values[0].anchor != "" {
+		t.Fatalf("the value is not blind without an anchor")
+	}
+	long := strings.Repeat("lorem ipsum ", 2000)
+	first := v[:3]
+	for _, tc := range []struct{ name, in, want string }{
+		{"names, numbers and short strings", `{"a":"b","n":12345,"t":true}`, `{"a":"b","n":12345,"t":true}`},
+		{"a long string without its characters", `{"a":"` + long + `"}`, `{"a":"` + long + `"}`},
+		{"a short string with its first character", `{"a":"` + first + `"}`, `{"a":"` + first + `"}`},
+		{"holding it", `{"a":"x` + v + `","n":1}`, `{"a":"HIDDEN","n":1}`},
+		{"holding it escaped", `{"a":` + mustMarshal(url.QueryEscape(v)) + `}`, `{"a":"HIDDEN"}`},
+		{"a long string with its first character", `{"a":"` + first + long + `"}`, `{"a":"HIDDEN"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(m.json(json.RawMessage(tc.in))); got != tc.want {
+				t.Errorf("json(%.60q) = %.60q, want %.60q", tc.in, got, tc.want)
+			}
+		})
+	}
 }

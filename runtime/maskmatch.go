@@ -16,9 +16,17 @@ type maskValue struct {
 	anchor string
 	at     int // where anchor starts in v
 	// blind is set when the forms of v's characters outgrew the masker's
-	// budget: a text that may hold v (it holds the anchor) is then blanked
-	// whole, which hides every form at a cost bounded by the text's size.
+	// budget: a text that may hold v (it holds the anchor, or see minLen)
+	// is then blanked whole, which hides every form at a cost bounded by
+	// the text's size.
 	blind bool
+	// minLen and first narrow the texts a blind value without an anchor
+	// blanks (else all of them): each of its characters takes at least a
+	// byte in every form, and every form begins with a form of its first
+	// character (first, worked out alone). A text shorter, or holding none
+	// of first, cannot hold it, so a JSON member name or number stays.
+	minLen int
+	first  []string
 }
 
 func newMaskValue(v string) *maskValue {
@@ -40,10 +48,41 @@ func isAlnum(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
+// A job's masker may compare a form with a text matchPerByte times for
+// each byte of the texts it masks, and matchFloor times more over the
+// whole job, which the texts draw on as they need: enough for any text that
+// echoes a secret a few hundred times, and bounded by the size of what the
+// job reads (300 short headers share one floor, rather than each having
+// its own). A search that runs out blanks the text whole.
+const (
+	matchPerByte = 32
+	matchFloor   = 1 << 22
+)
+
 // matchBudget is how many comparisons masking a text of n bytes may take:
-// enough for any text that echoes a secret a few hundred times, bounded for
-// any text and secret. A search that runs out blanks the text whole.
-func matchBudget(n int) int { return 1<<22 + 64*n }
+// its own share and what is left of the job's floor.
+func (m *masker) matchBudget(n int) int { return matchPerByte*n + matchFloor - m.floorSpent }
+
+// spend charges the floor with what masking a text of n bytes, begun with
+// budget start, took beyond its own share.
+func (m *masker) spend(n, start, left int) {
+	if over := start - left - matchPerByte*n; over > 0 {
+		m.floorSpent = min(matchFloor, m.floorSpent+over)
+	}
+}
+
+// distinctPos sorts ps, the positions a search reached by one step, and
+// drops repeats: a value of backslashes, whose forms are \, \\\\ and
+// more, may be read in thousands of ways, and a check for each against the
+// others would cost more than the budget counts.
+func distinctPos(ps []int, budget *int) []int {
+	if len(ps) < 2 {
+		return ps
+	}
+	*budget -= len(ps)
+	slices.Sort(ps)
+	return slices.Compact(ps)
+}
 
 // hide returns s with every form of the values in vals replaced by Hidden;
 // all of s is Hidden if one of them is blind and may be in s, or if the
@@ -81,12 +120,12 @@ func (m *masker) hide(s string, vals []*maskValue, budget *int) string {
 func (m *masker) find(s string, mv *maskValue, spans [][2]int, budget *int) ([][2]int, bool) {
 	if mv.anchor == "" {
 		if mv.blind {
-			return spans, false
+			return spans, !mv.mayHold(s, budget)
 		}
 		_, n := utf8.DecodeRuneInString(mv.v)
 		first := m.forms(mv.v[:n])
 		for q := range len(s) {
-			*budget--
+			*budget -= len(first)
 			if !slices.ContainsFunc(first, func(f string) bool { return strings.HasPrefix(s[q:], f) }) {
 				continue
 			}
@@ -121,6 +160,15 @@ func (m *masker) find(s string, mv *maskValue, spans [][2]int, budget *int) ([][
 	}
 }
 
+// mayHold reports whether s may hold mv, a blind value without an anchor.
+func (mv *maskValue) mayHold(s string, budget *int) bool {
+	if len(s) < mv.minLen {
+		return false
+	}
+	*budget -= len(mv.first)
+	return slices.ContainsFunc(mv.first, func(f string) bool { return strings.Contains(s, f) })
+}
+
 // forward returns the end of the longest text at s[q:] made of one form of
 // each character of rest in turn, or -1 if there is none. It follows every
 // way the forms may be read (one may begin another: "%" and "%25"), which
@@ -135,12 +183,12 @@ func (m *masker) forward(s string, q int, rest string, budget *int) int {
 		for _, p := range at {
 			*budget -= len(forms)
 			for _, f := range forms {
-				if strings.HasPrefix(s[p:], f) && !slices.Contains(next, p+len(f)) {
+				if strings.HasPrefix(s[p:], f) {
 					next = append(next, p+len(f))
 				}
 			}
 		}
-		at, next = next, at
+		at, next = distinctPos(next, budget), at
 		if *budget < 0 {
 			return -1
 		}
@@ -163,12 +211,12 @@ func (m *masker) backward(s string, q int, before string, budget *int) int {
 		for _, p := range at {
 			*budget -= len(forms)
 			for _, f := range forms {
-				if strings.HasSuffix(s[:p], f) && !slices.Contains(next, p-len(f)) {
+				if strings.HasSuffix(s[:p], f) {
 					next = append(next, p-len(f))
 				}
 			}
 		}
-		at, next = next, at
+		at, next = distinctPos(next, budget), at
 		if *budget < 0 {
 			return -1
 		}
