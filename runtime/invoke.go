@@ -235,7 +235,7 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	if t.lost {
 		// Another node's write of the job won (a cancel sent there as the
 		// job ended here): the answer is what the store kept, which
-		// adopt has made j's record.
+		// lose has made j's record.
 		rec, _ = j.snapshotTicket()
 		return rec, nil, nil
 	}
