@@ -127,8 +127,9 @@ func (e *Engine) command(ctx context.Context, id venue.JobID, rule func(*venue.J
 			return n, err
 		}
 		// Another node's write of the job won over this one (a pause
-		// there as a cancel here): judge the command again on what the
-		// store kept, as commandStored does.
+		// there as a cancel here, a second cancel there): judge the
+		// command again on what the store kept, as on one node a cancel
+		// of a job now CANCELLED answers it.
 		if tries == 2 {
 			return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", id)
 		}
@@ -144,8 +145,7 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 		return nil, false, err
 	}
 	if j == nil {
-		n, err := e.commandStored(ctx, rec, rule, edit)
-		return n, false, err
+		return e.commandStored(ctx, rec, rule, edit)
 	}
 	j.mu.Lock()
 	rec = j.rec
@@ -195,44 +195,31 @@ func (e *Engine) retarget(j *job, s venue.JobStatus, stop error) {
 }
 
 // commandStored applies a command to a job no local execution holds: the
-// record is changed in the store, first writer wins. A resumed job then runs
-// here.
+// record is changed in the store, first writer wins, and lost reports that
+// another node's write won (command then judges again). A resumed job then
+// runs here.
 func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*venue.Job) (venue.JobStatus, error),
-	edit func(*venue.Job)) (*venue.Job, error) {
-	for tries := 0; ; tries++ {
-		s, err := rule(rec)
-		if err != nil || rec.Status.Terminal() {
-			return rec, err
-		}
-		n := rec.Next(s, e.ms())
-		if edit != nil {
-			edit(n)
-		}
-		applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
-		if err != nil {
-			return nil, storeFailed(err)
-		}
-		if applied[0] {
-			e.hub.publish(n)
-			if s == venue.StatusStarted {
-				e.adoptStored(ctx, n)
-			}
-			return n, nil
-		}
-		// Another node changed the job first: judge the command again
-		// against what it wrote (a second cancel of a job now CANCELLED
-		// answers it, as on one node).
-		if tries == 2 {
-			return nil, venue.Errorf(venue.ECONFLICT, "Job %s changed while the command was applied; read it and try again", rec.ID)
-		}
-		row, err := e.store.Job(ctx, rec.ID)
-		if err != nil {
-			return nil, storeFailed(err)
-		}
-		if rec, err = decodeRow(row); err != nil {
-			return nil, err
-		}
+	edit func(*venue.Job)) (n *venue.Job, lost bool, err error) {
+	s, err := rule(rec)
+	if err != nil || rec.Status.Terminal() {
+		return rec, false, err
 	}
+	n = rec.Next(s, e.ms())
+	if edit != nil {
+		edit(n)
+	}
+	applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
+	if err != nil {
+		return nil, false, storeFailed(err)
+	}
+	if !applied[0] {
+		return nil, true, nil
+	}
+	e.hub.publish(n)
+	if s == venue.StatusStarted {
+		e.adoptStored(ctx, n)
+	}
+	return n, false, nil
 }
 
 // adoptStored takes over execution of a stored job that was resumed here.

@@ -55,10 +55,10 @@ func (e *Engine) Settle(ctx context.Context, id venue.JobID, status venue.JobSta
 	} else {
 		output = nil
 	}
-	_, err = e.commandStored(ctx, rec, func(*venue.Job) (venue.JobStatus, error) { return status, nil },
+	_, lost, err := e.commandStored(ctx, rec, func(*venue.Job) (venue.JobStatus, error) { return status, nil },
 		func(n *venue.Job) { n.Output, n.Error = output, msg })
-	if venue.ErrorCode(err) == venue.ECONFLICT {
-		return false, nil
+	if lost {
+		return false, nil // another node ended or changed it first
 	}
 	return err == nil, err
 }
