@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,8 +153,7 @@ func TestSQLite_DialectAndListen(t *testing.T) {
 
 func TestSQLite_UnfinishedJobsUsesPartialIndex(t *testing.T) {
 	s := mustOpen(t, "", Options{})
-	rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN SELECT id, owner, status, version, created, updated, record FROM jobs WHERE status NOT IN ("+
-		terminal+") ORDER BY id")
+	rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+unfinishedJobsSQL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,6 +167,36 @@ func TestSQLite_UnfinishedJobsUsesPartialIndex(t *testing.T) {
 	}
 	if want := "USING INDEX jobs_unfinished"; !strings.Contains(plan, want) {
 		t.Fatalf("plan %q does not use %s", plan, want)
+	}
+}
+
+// TestSQLite_UpsertBuildsNoTableForStatuses checks the upsert's program for
+// OpenEphemeral: with the statuses as a NOT IN list, SQLite built a table
+// of them for every row written, for the partial index's condition.
+func TestSQLite_UpsertBuildsNoTableForStatuses(t *testing.T) {
+	s := mustOpen(t, "", Options{})
+	args := make([]any, 14)
+	rows, err := s.w.QueryContext(t.Context(), "EXPLAIN "+upsertSQL(2, ""), args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		if op := fmt.Sprint(vals[1]); op == "OpenEphemeral" {
+			t.Fatalf("the upsert's program opens a temporary table at step %v", vals[0])
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 }
 
