@@ -31,12 +31,14 @@ const Hidden = "HIDDEN"
 // strings up to 6 times its size, 110 MB for a 64 KiB value; the forms of
 // the characters are shared by all values and bounded (maxUnitBytes).
 type masker struct {
-	mu        sync.Mutex
-	values    []*maskValue
-	ascii     [utf8.RuneSelf][]string // the forms of each ASCII character of the values
-	units     map[string][]string     // and of each other character
-	unitBytes int                     // the size of both, at most maxUnitBytes
-	spent     int                     // the size of all forms worked out, at most maxSpent
+	mu     sync.Mutex
+	values []*maskValue
+	// ascii holds the forms of each ASCII character of the values, made
+	// with the first: most jobs mask nothing, and the table is 3 KB.
+	ascii     *[utf8.RuneSelf][]string
+	units     map[string][]string // and of each other character
+	unitBytes int                 // the size of both, at most maxUnitBytes
+	spent     int                 // the size of all forms worked out, at most maxSpent
 	// floorSpent is how much of the job's matchFloor masking took.
 	floorSpent int
 	// lower holds the first lowered values, lower-cased, for lowerText.
@@ -125,6 +127,9 @@ func (m *masker) learnUnits(v string) bool {
 // setForms sets (or with nil, forgets) the forms of u, one character.
 func (m *masker) setForms(u string, forms []string) {
 	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		if m.ascii == nil {
+			m.ascii = new([utf8.RuneSelf][]string)
+		}
 		m.ascii[u[0]] = forms
 		return
 	}
@@ -141,6 +146,9 @@ func (m *masker) setForms(u string, forms []string) {
 // forms returns the forms of u, one character, or nil if unknown.
 func (m *masker) forms(u string) []string {
 	if len(u) == 1 && u[0] < utf8.RuneSelf {
+		if m.ascii == nil {
+			return nil
+		}
 		return m.ascii[u[0]]
 	}
 	return m.units[u]
