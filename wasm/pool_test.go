@@ -135,6 +135,14 @@ func TestPools(t *testing.T) {
 		mustParallel(t, x, 3)
 		wantCounts(t, h, 1, 1)
 	})
+	t.Run("by default a busy spell's instances stay for the next", func(t *testing.T) {
+		// Twelve calls at once on two cores: with 2 × GOMAXPROCS kept, the
+		// next spell made eight instances again, about 5 ms each.
+		h := mustHost(t, Config{})
+		x := direct(t, h, "goreactor")
+		mustParallel(t, x, 12)
+		wantCounts(t, h, 12, 12)
+	})
 	t.Run("the oldest idle instance makes way at MaxInstances", func(t *testing.T) {
 		h := mustHost(t, Config{MaxInstances: 1})
 		mustCall(t, direct(t, h, "creactor"), `{}`)
