@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -232,7 +233,9 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
 	op, err := e.resolve(ctx, c, rec.Operation)
 	if err == nil {
-		err = portable(rec, op)
+		if why := unportable(rec, op); why != "" {
+			err = venue.Errorf(venue.ECONFLICT, "Job cannot resume on this node: %s", why)
+		}
 	}
 	e.jobs.put(j)
 	e.unfinished.Add(1)
@@ -246,23 +249,23 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	e.launch(j, j.run)
 }
 
-// portable refuses to run a stored job on another node than the one that
-// started it when its record does not hold all it ran with: its input as
-// given (secret fields, and URL user info, are hidden in the record), or
-// the authority of the job that spawned it (an agent's bound, a parent's
-// grants). Run from the record, it would send the wrong credentials or
-// act with more authority than it had.
-func portable(rec *venue.Job, op *venue.Operation) error {
-	const why = "Job cannot resume on this node: "
+// unportable says why a stored job cannot run on another node than the
+// one that started it (or after a restart), or "" if it can: its record
+// does not hold all it ran with, its input as given (secret fields, and
+// URL user info, are hidden in the record) or the authority of the job
+// that spawned it (an agent's bound, a parent's grants). Run from the
+// record, it would send the wrong credentials or act with more authority
+// than it had.
+func unportable(rec *venue.Job, op *venue.Operation) string {
 	switch {
 	case len(op.SecretFields) > 0:
-		return venue.Errorf(venue.ECONFLICT, why+"its secret inputs are kept only by the node that started it")
+		return "its secret inputs are kept only by the node that started it"
 	case bytes.Contains(rec.Input, []byte(Hidden+"@")):
-		return venue.Errorf(venue.ECONFLICT, why+"its input held a URL password, which is kept only by the node that started it")
+		return "its input held a URL password, which is kept only by the node that started it"
 	case rec.Parent != nil:
-		return venue.Errorf(venue.ECONFLICT, why+"it was started by job %s, whose authority only the node that ran it holds", rec.Parent)
+		return fmt.Sprintf("it was started by job %s, whose authority only the node that ran it holds", rec.Parent)
 	}
-	return nil
+	return ""
 }
 
 func doneTicket() *ticket {

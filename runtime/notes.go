@@ -148,11 +148,23 @@ func (e *Engine) recover(ctx context.Context) error {
 			e.log.Warn("unreadable record of an unfinished job; failing it", "job", r.ID, "err", err)
 			rec = &venue.Job{ID: r.ID, Status: r.Status, Caller: r.Owner, Created: r.Created, Updated: r.Updated, Version: r.Version}
 		}
-		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil && e.outlives(op) {
-			continue
+		why := "The venue restarted before the job finished"
+		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil {
+			if e.outlives(op) {
+				continue
+			}
+			// A paused job holds no execution: a resume starts one, here as
+			// on another node, if its record holds all the job ran with.
+			if rec.Status == venue.StatusPaused {
+				stuck := unportable(rec, op)
+				if stuck == "" {
+					continue
+				}
+				why = "The venue restarted while the job was paused, and the job cannot resume from its record: " + stuck
+			}
 		}
 		n := rec.Next(venue.StatusFailed, e.ms())
-		n.Error = "The venue restarted before the job finished"
+		n.Error = why
 		out = append(out, rowOf(n))
 	}
 	if len(out) > 0 {

@@ -229,3 +229,48 @@ func TestEngine_RestartFailsUnreadableJobs(t *testing.T) {
 		t.Fatalf("got %v %v", got, err)
 	}
 }
+
+// TestEngine_RestartKeepsPausedJobs checks that a job paused on a durable
+// single-node venue can be resumed after a restart: a paused job holds no
+// execution, and a resume starts one from the record. A paused job whose
+// record hides part of its input fails at the restart, saying why.
+func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	h := mustEngineOn(t, st)
+	j := h.invoke(t, "v/test/ops/delay", `{"ms": 50, "value": "after"}`, 0)
+	h.waitStatus(t, j.ID, venue.StatusStarted)
+	if _, err := h.Pause(h.alice, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	// A paused record whose URL password the record hides.
+	hidden := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 2}, Status: venue.StatusPaused, Created: 1, Updated: 2,
+		Operation: "v/test/ops/delay", Caller: "did:key:alice", Version: 3,
+		Input: json.RawMessage(`{"value":"https://u:` + runtime.Hidden + `@example.com/"}`)}
+	row := runtime.JobRow{ID: hidden.ID, Owner: hidden.Caller, Status: hidden.Status, Version: 3, Created: 1, Updated: 2,
+		Record: hidden.AppendJSON(nil)}
+	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	st.Close()
+
+	st = openFile(t, path)
+	defer st.Close()
+	h = mustEngineOn(t, st)
+	if got, err := h.Job(h.alice, j.ID); err != nil || got.Status != venue.StatusPaused {
+		t.Fatalf("paused job after the restart: %v %v", got, err)
+	}
+	if got, err := h.Resume(h.alice, j.ID); err != nil || got.Status != venue.StatusStarted {
+		t.Fatalf("resume after the restart: %v %v", got, err)
+	}
+	done := h.waitStatus(t, j.ID, venue.StatusComplete)
+	if string(done.Output) != `{"slept":50,"value":"after"}` {
+		t.Fatalf("resumed job output %s", done.Output)
+	}
+	got, err := h.Job(h.alice, hidden.ID)
+	const want = "The venue restarted while the job was paused, and the job cannot resume from its record: its input held a URL password"
+	if err != nil || got.Status != venue.StatusFailed || !strings.HasPrefix(got.Error, want) {
+		t.Fatalf("paused job with a hidden password after the restart: %v %v", got, err)
+	}
+}
