@@ -36,7 +36,7 @@ type masker struct {
 	// ascii holds the forms of each ASCII character of the values, made
 	// with the first: most jobs mask nothing, and the table is 3 KB.
 	ascii     *[utf8.RuneSelf][]string
-	units     map[string][]string // and of each other character
+	units     map[string][]string // the forms of each other character
 	unitBytes int                 // the size of both, at most maxUnitBytes
 	spent     int                 // the size of all forms worked out, at most maxSpent
 	// floorSpent is how much of the job's matchFloor masking took.

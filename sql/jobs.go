@@ -251,6 +251,7 @@ func (s *Store) UnfinishedJobs(ctx context.Context) ([]runtime.JobRow, error) {
 	return rows, wrap(err, "list unfinished jobs")
 }
 
+// unfinishedJobsSQL is UnfinishedJobs's query, which a test explains.
 func unfinishedJobsSQL() string {
 	return "SELECT id, owner, status, version, created, updated, record FROM jobs WHERE " + unfinished("status") + " ORDER BY id"
 }
