@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -29,8 +31,8 @@ type job struct {
 	done   chan struct{} // closed when rec turns terminal
 	inbox  chan struct{} // a message was queued for the job
 	// asks is closed when the job first waits on its caller (INPUT_REQUIRED
-	// or AUTH_REQUIRED), which ends its invoker's wait: only a reply can
-	// move it on. Nil for jobs no invoke here waits for.
+	// or AUTH_REQUIRED) or is paused, which ends its invoker's wait: only
+	// the caller can move it on. Nil for jobs no invoke here waits for.
 	asks chan struct{}
 	// moved (set when the job is made, never changed) is closed when
 	// another node took the job over (it was resumed
@@ -39,6 +41,9 @@ type job struct {
 	gone      bool // moved is closed
 	closed    bool // done is closed
 	uncounted bool // unfinished no longer counts j
+	// messaged is set once a message may have been queued for the job:
+	// what it leaves untaken is dropped when it ends.
+	messaged atomic.Bool
 }
 
 // Causes with which an execution's context is cancelled.
@@ -145,6 +150,19 @@ func (e *Engine) ended(j *job) {
 	e.uncount(j)
 }
 
+// callerHolds ends the wait of an invoke waiting for j, whose next move is
+// its caller's. Call with j.mu held.
+func (j *job) callerHolds() {
+	if j.asks == nil {
+		return
+	}
+	select {
+	case <-j.asks: // held before
+	default:
+		close(j.asks)
+	}
+}
+
 // uncount stops the writer counting on a row from j: it ended, or it is no
 // longer held here. Call with j.mu held.
 func (e *Engine) uncount(j *job) {
@@ -174,8 +192,24 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 		if r.Status.Terminal() {
 			e.finished.put(j.snapshot(), len(r.Record))
 			e.jobs.drop(j)
+			if j.messaged.Load() {
+				e.dropMessages(r.ID)
+			}
 		}
 	}
+}
+
+// dropMessages deletes, beside the writer, what is still queued for a job
+// whose end is now stored: the store takes no message for an ended job, so
+// nothing arrives after.
+func (e *Engine) dropMessages(id venue.JobID) {
+	e.drops.Go(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := e.store.DropJobMessages(ctx, id); err != nil {
+			e.log.Warn("drop the messages of an ended job", "job", id, "err", err)
+		}
+	})
 }
 
 func rowOf(j *venue.Job) JobRow {

@@ -96,9 +96,10 @@ type Engine struct {
 	writer     *writer
 	hub        hub
 	jobs       activeJobs
-	finished   finished // records of jobs ended lately, on a single-node store
-	keys       sync.Map // owner DID → cipher.AEAD
-	users      sync.Map // DIDs known to be recorded
+	finished   finished       // records of jobs ended lately, on a single-node store
+	drops      sync.WaitGroup // deletions of ended jobs' queued messages under way
+	keys       sync.Map       // owner DID → cipher.AEAD
+	users      sync.Map       // DIDs known to be recorded
 	schemas    schemaCache
 	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
 	executing  atomic.Int64 // executions under way, waiting for a worker included
@@ -174,7 +175,9 @@ func (e *Engine) Close() error {
 	e.stop()
 	e.jobs.cancelAll()
 	e.settleAtShutdown(shutdownGrace)
-	return e.writer.close()
+	err := e.writer.close()
+	e.drops.Wait()
+	return err
 }
 
 // shutdownGrace is how long Close lets cancelled executions record their

@@ -324,12 +324,8 @@ func (e *Engine) moveRun(j *job, run int, s venue.JobStatus, msg json.RawMessage
 		return errPaused
 	}
 	_, err := e.transit(j, s, func(n *venue.Job) { n.Message = msg })
-	if err == nil && asking(s) && j.asks != nil {
-		select {
-		case <-j.asks: // asked before
-		default:
-			close(j.asks)
-		}
+	if err == nil && asking(s) {
+		j.callerHolds()
 	}
 	return err
 }

@@ -83,8 +83,8 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // EINVALID, ENOTFOUND, ECONFLICT (an agent busy or in the wrong state) or
 // ETIMEOUT (what it waited on did not come in time: grid:job-result's
 // timeout, its own deadline) when the operation said so, EINTERNAL for
-// anything else. ECONFLICT when the job was cancelled or waits for its
-// caller's reply, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE when ctx
+// anything else. ECONFLICT when the job was cancelled or paused or waits
+// for its caller's reply, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE when ctx
 // ends first (the venue is shutting down).
 func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, error) {
 	req.Wait = e.cfg.MaxWait
@@ -102,6 +102,8 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 		return nil, runFailure(code, rec.Error)
 	case venue.StatusCancelled:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation %s: %s", rec.Status, rec.Error)
+	case venue.StatusPaused:
+		return nil, venue.Errorf(venue.ECONFLICT, "Operation was paused: job %s is PAUSED; resume it and read the job for its output", rec.ID)
 	case venue.StatusInputRequired, venue.StatusAuthRequired:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation is waiting for its caller (job %s is %s, asking %s), which a run cannot answer: invoke it instead and reply to the job", rec.ID, rec.Status, clipRef(string(rec.Message)))
 	}
@@ -212,8 +214,8 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	for asks := j.asks; ; {
 		select {
 		case <-asks: // the caller holds the next move: waiting longer is waiting on itself
-			if rec, t = j.snapshotTicket(); !rec.Status.Terminal() && !asking(rec.Status) {
-				asks = nil // answered or paused already: wait on for its end
+			if rec, t = j.snapshotTicket(); !rec.Status.Terminal() && !waitsOnCaller(rec.Status) {
+				asks = nil // answered or resumed already: wait on for its end
 				continue
 			}
 		case <-j.done:
@@ -252,7 +254,7 @@ func (e *Engine) awaitElsewhere(ctx context.Context, id venue.JobID, timeout <-c
 		return nil, err
 	}
 	rec, err := decodeRow(row)
-	for err == nil && !rec.Status.Terminal() && !asking(rec.Status) {
+	for err == nil && !rec.Status.Terminal() && !waitsOnCaller(rec.Status) {
 		select {
 		case n, ok := <-ch:
 			if !ok {
@@ -273,6 +275,12 @@ func (e *Engine) awaitElsewhere(ctx context.Context, id venue.JobID, timeout <-c
 // asking reports whether a job in status s waits on its caller.
 func asking(s venue.JobStatus) bool {
 	return s == venue.StatusInputRequired || s == venue.StatusAuthRequired
+}
+
+// waitsOnCaller reports whether a job in status s can go on only by its
+// caller's move: a reply, or a resume.
+func waitsOnCaller(s venue.JobStatus) bool {
+	return asking(s) || s == venue.StatusPaused
 }
 
 func (j *job) snapshotTicket() (*venue.Job, *ticket) {

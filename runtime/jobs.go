@@ -171,6 +171,9 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 	}
 	n, err := e.transit(j, s, edit)
 	e.retarget(j, s, stop)
+	if err == nil && s == venue.StatusPaused {
+		j.callerHolds()
+	}
 	t := j.last
 	j.mu.Unlock()
 	if err != nil {
@@ -231,6 +234,7 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	c := venue.Caller{DID: rec.Caller, Anonymous: rec.Caller == e.publicDID}
 	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec, spawned: rec.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
+	j.messaged.Store(true) // messages may have come while no node held it
 	op, err := e.resolve(ctx, c, rec.Operation)
 	if err == nil {
 		if why := unportable(rec, op); why != "" {
@@ -258,7 +262,7 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 // than it had.
 func unportable(rec *venue.Job, op *venue.Operation) string {
 	switch {
-	case len(op.SecretFields) > 0:
+	case holdsFields(rec.Input, op.SecretFields):
 		return "its secret inputs are kept only by the node that started it"
 	case bytes.Contains(rec.Input, []byte(Hidden+"@")):
 		return "its input held a URL password, which is kept only by the node that started it"
@@ -337,6 +341,9 @@ func (e *Engine) Reply(ctx context.Context, id venue.JobID, msg json.RawMessage)
 	}
 	if msg[0] != '{' {
 		msg = append(append(json.RawMessage(`{"content":`), msg...), '}')
+	}
+	if j != nil {
+		j.messaged.Store(true) // before the store has it: the job may end at once
 	}
 	depth, err := e.store.AddJobMessage(ctx, id, msg)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
 )
 
 func TestEngine_Cancel(t *testing.T) {
@@ -373,5 +374,85 @@ func TestEngine_AwaitingJobGivesUpItsSlot(t *testing.T) {
 	}
 	if done := h.waitStatus(t, res.ID, venue.StatusComplete); string(done.Output) != `{"reply":{"colour":"blue"}}` {
 		t.Fatalf("job-result output %s", done.Output)
+	}
+}
+
+// TestEngine_EndedJobDropsUntakenReplies checks that replies a job never
+// took are deleted when it ends, and that an ended job takes no more: they
+// used to stay in the store for good, 16 MiB a reply.
+func TestEngine_EndedJobDropsUntakenReplies(t *testing.T) {
+	st, err := sql.Open(context.Background(), "", sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	h := mustEngineOn(t, st)
+	j := h.invoke(t, "v/test/ops/never", `{}`, 0)
+	h.waitStatus(t, j.ID, venue.StatusStarted)
+	for range 3 {
+		if _, err := h.Reply(h.alice, j.ID, json.RawMessage(`{"unread": true}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := h.Cancel(h.alice, j.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatus(t, j.ID, venue.StatusCancelled)
+	_, err = h.Reply(h.alice, j.ID, json.RawMessage(`{"late": true}`))
+	wantCode(t, err, venue.ECONFLICT)
+	h.Close() // waits for the record's write, and for the drop it starts
+	if msg, err := st.TakeJobMessage(context.Background(), j.ID); err != nil || msg != nil {
+		t.Fatalf("a reply of the cancelled job is still queued: %s, %v", msg, err)
+	}
+}
+
+// TestEngine_PauseEndsAWaitingInvoke checks that an invoke waiting for its
+// job answers once the job is paused, as it does once the job asks: only
+// the caller can move it on, and the wait held for its whole length.
+func TestEngine_PauseEndsAWaitingInvoke(t *testing.T) {
+	h := mustEngine(t)
+	type answer struct {
+		j   *venue.Job
+		err error
+	}
+	got := make(chan answer, 2)
+	for _, op := range []string{"invoke", "run"} {
+		go func() {
+			req := runtime.InvokeRequest{Operation: "v/test/ops/never", Input: json.RawMessage(`{}`), Wait: time.Minute}
+			if op == "run" {
+				_, err := h.Run(h.alice, req)
+				got <- answer{nil, err}
+				return
+			}
+			j, err := h.Invoke(h.alice, req)
+			got <- answer{j, err}
+		}()
+	}
+	var ids []venue.JobID
+	for deadline := time.Now().Add(5 * time.Second); len(ids) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("jobs: %v", ids)
+		}
+		ids, _, _ = h.Jobs(h.alice, 0, 10)
+	}
+	for _, id := range ids {
+		h.waitStatus(t, id, venue.StatusStarted)
+		if _, err := h.Pause(h.alice, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case a := <-got:
+			if a.j != nil {
+				if a.err != nil || a.j.Status != venue.StatusPaused {
+					t.Errorf("invoke answered %v, %v; want the PAUSED record", a.j, a.err)
+				}
+				continue
+			}
+			wantCode(t, a.err, venue.ECONFLICT)
+		case <-time.After(10 * time.Second):
+			t.Fatal("a waiting invoke did not answer after its job was paused")
+		}
 	}
 }

@@ -314,6 +314,19 @@ func maskFields(input json.RawMessage, fields []string) json.RawMessage {
 	return out
 }
 
+// holdsFields reports whether input holds any of fields, which maskFields
+// would hide: the record of such input lacks what was given.
+func holdsFields(input json.RawMessage, fields []string) bool {
+	if len(fields) == 0 || len(input) == 0 || (input[0] != '{' && input[0] != '[') || !mentionsAny(input, fields) {
+		return false
+	}
+	var v any
+	if json.Unmarshal(input, &v) != nil {
+		return true // what cannot be read may hold anything
+	}
+	return hideKeys(v, fields)
+}
+
 // mentionsAny is a cheap pre-check: a field can only be present if its
 // name appears in the text as a quoted string, in any letter case (Go's
 // JSON decoding, which operations use, matches names so). Names that need

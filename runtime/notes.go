@@ -17,6 +17,7 @@ func (e *Engine) onNote(n JobNote) {
 	j := e.jobs.get(n.ID)
 	switch {
 	case n.Kind == "message" && j != nil:
+		j.messaged.Store(true)
 		j.wake()
 	case n.Kind != "job":
 	case j != nil:
@@ -106,6 +107,9 @@ func (e *Engine) adoptRecord(j *job, rec *venue.Job, lost bool) {
 		return
 	}
 	j.rec, j.last = rec, doneTicket()
+	if waitsOnCaller(rec.Status) {
+		j.callerHolds() // paused, or asking, by a command on another node
+	}
 	if lost || rec.Status != venue.StatusPending && rec.Status != venue.StatusInputRequired {
 		if j.cancel != nil {
 			j.cancel(errCancelled)

@@ -249,7 +249,10 @@ func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
 		Input: json.RawMessage(`{"value":"https://u:` + runtime.Hidden + `@example.com/"}`)}
 	row := runtime.JobRow{ID: hidden.ID, Owner: hidden.Caller, Status: hidden.Status, Version: 3, Created: 1, Updated: 2,
 		Record: hidden.AppendJSON(nil)}
-	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
+	// Paused records of an operation with a secret field: one without it
+	// hides nothing, one with it hides its value.
+	plain, secret := pausedRow(venue.JobID{0, 0, 0, 0, 0, 3}, `{"n":1}`), pausedRow(venue.JobID{0, 0, 0, 0, 0, 4}, `{"secret":"HIDDEN"}`)
+	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row, plain, secret}); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -258,6 +261,12 @@ func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
 	st = openFile(t, path)
 	defer st.Close()
 	h = mustEngineOn(t, st)
+	if got, err := h.Job(h.alice, plain.ID); err != nil || got.Status != venue.StatusPaused {
+		t.Fatalf("paused job that gave no secret field, after the restart: %v %v", got, err)
+	}
+	if got, err := h.Job(h.alice, secret.ID); err != nil || got.Status != venue.StatusFailed || !strings.HasSuffix(got.Error, "its secret inputs are kept only by the node that started it") {
+		t.Fatalf("paused job that gave a secret field, after the restart: %v %v", got, err)
+	}
 	if got, err := h.Job(h.alice, j.ID); err != nil || got.Status != venue.StatusPaused {
 		t.Fatalf("paused job after the restart: %v %v", got, err)
 	}
@@ -273,4 +282,11 @@ func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
 	if err != nil || got.Status != venue.StatusFailed || !strings.HasPrefix(got.Error, want) {
 		t.Fatalf("paused job with a hidden password after the restart: %v %v", got, err)
 	}
+}
+
+// pausedRow is the row of a PAUSED test:echo job of alice's with input.
+func pausedRow(id venue.JobID, input string) runtime.JobRow {
+	rec := &venue.Job{ID: id, Status: venue.StatusPaused, Created: 1, Updated: 2,
+		Operation: "v/test/ops/echo", Caller: "did:key:alice", Version: 3, Input: json.RawMessage(input)}
+	return runtime.JobRow{ID: id, Owner: rec.Caller, Status: rec.Status, Version: 3, Created: 1, Updated: 2, Record: rec.AppendJSON(nil)}
 }

@@ -64,6 +64,9 @@ type JobStore interface {
 	// TakeJobMessage removes and returns the oldest queued message, or nil
 	// if none is queued.
 	TakeJobMessage(ctx context.Context, id venue.JobID) ([]byte, error)
+	// DropJobMessages deletes the messages still queued for a job that
+	// has ended.
+	DropJobMessages(ctx context.Context, id venue.JobID) error
 
 	// UnfinishedJobs returns every job whose status is not terminal, in id
 	// order, with records. A single-node venue fails them at start: whatever

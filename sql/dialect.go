@@ -18,6 +18,10 @@ type dialect struct {
 	// different one instead of queueing on the oldest and finding it gone.
 	skipLocked string
 
+	// forShare locks a job's row against a concurrent write of it while a
+	// message is queued, so the job cannot end in between unseen.
+	forShare string
+
 	// all is the LIMIT argument that means "no limit".
 	all any
 
@@ -37,7 +41,7 @@ func sqliteDialect() dialect {
 // two, venue and server sharing 2 cores): they split the same jobs into
 // smaller batches, each paying a statement and a commit.
 func postgresDialect() dialect {
-	return dialect{name: DialectPostgres, bind: sqlx.DOLLAR, skipLocked: " FOR UPDATE SKIP LOCKED", all: nil, flush: 1}
+	return dialect{name: DialectPostgres, bind: sqlx.DOLLAR, skipLocked: " FOR UPDATE SKIP LOCKED", forShare: " FOR SHARE", all: nil, flush: 1}
 }
 
 // q rewrites a query written with ? placeholders for this dialect.

@@ -56,6 +56,54 @@ func testJobMessages(t *testing.T, s runtime.Store) {
 	t.Run("concurrent takers each take a message once", func(t *testing.T) {
 		testConcurrentTakers(t, s, id)
 	})
+	t.Run("a queue holds a bounded number of messages", func(t *testing.T) {
+		full := newJobID()
+		mustWrite(t, s, job(full, alice, venue.StatusStarted, 1, "m"))
+		for i := range 64 {
+			if _, err := s.AddJobMessage(t.Context(), full, []byte(`1`)); err != nil {
+				t.Fatalf("message %d: %v", i+1, err)
+			}
+		}
+		_, err := s.AddJobMessage(t.Context(), full, []byte(`1`))
+		wantCode(t, err, venue.ECONFLICT)
+		if _, err := s.TakeJobMessage(t.Context(), full); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := s.AddJobMessage(t.Context(), full, []byte(`2`)); err != nil || n != 64 {
+			t.Fatalf("after one was taken: AddJobMessage = %d, %v; want 64 queued", n, err)
+		}
+	})
+	t.Run("a queue holds a bounded number of bytes", func(t *testing.T) {
+		big := newJobID()
+		mustWrite(t, s, job(big, alice, venue.StatusStarted, 1, "m"))
+		msg := make([]byte, 16<<20)
+		for i := range 2 {
+			if _, err := s.AddJobMessage(t.Context(), big, msg); err != nil {
+				t.Fatalf("message %d: %v", i+1, err)
+			}
+		}
+		_, err := s.AddJobMessage(t.Context(), big, []byte(`1`))
+		wantCode(t, err, venue.ECONFLICT)
+		if err := s.DropJobMessages(t.Context(), big); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("an ended job takes no message, and its queue can be dropped", func(t *testing.T) {
+		ended := newJobID()
+		mustWrite(t, s, job(ended, alice, venue.StatusStarted, 1, "m"))
+		if _, err := s.AddJobMessage(t.Context(), ended, []byte(`"left"`)); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, s, job(ended, alice, venue.StatusComplete, 2, "m"))
+		_, err := s.AddJobMessage(t.Context(), ended, []byte(`"late"`))
+		wantCode(t, err, venue.ECONFLICT)
+		if err := s.DropJobMessages(t.Context(), ended); err != nil {
+			t.Fatal(err)
+		}
+		if msg, err := s.TakeJobMessage(t.Context(), ended); err != nil || msg != nil {
+			t.Fatalf("TakeJobMessage after drop = %q, %v; want nil, nil", msg, err)
+		}
+	})
 }
 
 func testConcurrentTakers(t *testing.T, s runtime.Store, id venue.JobID) {
