@@ -81,7 +81,22 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 		case <-tick.C:
 			buf = append(buf[:0], ": keep-alive\n\n"...)
 		case <-s.closing:
-			return // the venue is shutting down; clients poll or reconnect
+			// The venue is shutting down, and has recorded how its jobs
+			// ended: what is queued goes out, then clients poll or reconnect.
+			for buf = buf[:0]; ; {
+				select {
+				case j, ok := <-events:
+					if ok {
+						buf = appendEvent(buf, j)
+						continue
+					}
+				default:
+				}
+				break
+			}
+			w.Write(buf)
+			rc.Flush()
+			return
 		}
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return

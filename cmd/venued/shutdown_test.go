@@ -74,20 +74,28 @@ func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
 				t.Fatal("the venue did not stop within 8 s")
 			}
 			t.Logf("stopped in %s", time.Since(begun).Round(time.Millisecond))
-			if r := <-waited; r.status != 201 || !strings.Contains(string(r.body), `"status":"`) {
+			// The engine stops before the waits and streams end, so each
+			// is told how its job ended.
+			const failed = "The venue shut down while the job was running"
+			if r := <-waited; r.status != 201 || !strings.Contains(string(r.body), `"status":"FAILED"`) ||
+				!strings.Contains(string(r.body), failed) {
 				t.Fatalf("the waiting invoke got %d %s", r.status, r.body)
 			}
-			// The run's wait ends, or the job it waits on ends first, failed by
-			// the engine's stop: either way it is told why.
-			if r := <-ran; !(r.status == 503 && strings.Contains(r.errorText(t), "stopped waiting") ||
-				r.status == 500 && strings.Contains(r.errorText(t), "The venue shut down while the job was running")) {
+			if r := <-ran; r.status != 500 || !strings.Contains(r.errorText(t), failed) {
 				t.Fatalf("the waiting run got %d %s", r.status, r.body)
 			}
 			io.Copy(io.Discard, mcpStream.Body) // ends, or the test times out
+			var last string
 			for events.Scan() {
+				if strings.HasPrefix(events.Text(), "data: ") {
+					last = events.Text()
+				}
 			}
 			if err := events.Err(); err != nil {
 				t.Fatalf("the event stream broke instead of ending: %v", err)
+			}
+			if !strings.Contains(last, `"status":"FAILED"`) || !strings.Contains(last, failed) {
+				t.Fatalf("the event stream ended on %s, not on the job's end", last)
 			}
 		})
 	}

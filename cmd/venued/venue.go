@@ -78,7 +78,6 @@ func (m *Main) Run(ctx context.Context) error {
 	m.server = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
 		BaseContext: func(net.Listener) context.Context { return requests }}
-	m.server.RegisterOnShutdown(m.rest.EndStreams)
 	go func() {
 		if err := m.server.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			m.Logger.Error("serve", "err", err)
@@ -201,9 +200,11 @@ func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }
 
-// How the HTTP server stops: requests in flight get drainGrace to finish,
-// then whatever still runs (waits for a job, MCP streams) has its context
-// cancelled; connections still open after shutdownTimeout are closed.
+// How the HTTP server stops: requests in flight get drainGrace to finish;
+// then the engine stops and records how its jobs ended, which job event
+// streams and waiting invokes still open pass on; then whatever still runs
+// (waits for a job, streams, MCP streams) ends; connections still open
+// after shutdownTimeout are closed.
 const (
 	drainGrace      = 2 * time.Second
 	shutdownTimeout = 10 * time.Second
@@ -236,6 +237,12 @@ func (m *Main) Close() error {
 	if m.engine != nil {
 		errs = append(errs, m.engine.Close())
 	}
+	if m.rest != nil {
+		m.rest.EndStreams()
+	}
+	if m.cancelRequests != nil {
+		m.cancelRequests()
+	}
 	if m.agents != nil {
 		m.agents.Drain(5 * time.Second) // the runs the engine stopped record it, in the store still open
 	}
@@ -267,14 +274,12 @@ func checkStorePath(store string) error {
 	return nil
 }
 
-// stopServing shuts the HTTP server down. Job event streams end at once
-// (EndStreams runs as shutdown begins); a wait cut short answers with the
+// stopServing shuts the HTTP server down. Close ends the requests still
+// running once the engine has stopped; a wait cut short answers with the
 // job's record as it stands, which the client can poll.
 func (m *Main) stopServing() error {
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
-	end := time.AfterFunc(drainGrace, m.cancelRequests)
-	defer end.Stop()
 	defer m.cancelRequests()
 	err := m.server.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
