@@ -134,6 +134,11 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 		return "", err
 	}
 	meta, err := e.Asset(ctx, id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		// Metadata read from a lattice path names an asset, but content
+		// is kept only for a registered one.
+		return "", venue.Errorf(venue.ENOTFOUND, "Asset not found: %s; register its metadata as an asset first, then store its content", id)
+	}
 	if err != nil {
 		return "", err
 	}

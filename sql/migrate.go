@@ -44,6 +44,9 @@ func (s *Store) migrate(ctx context.Context) error {
 				return fmt.Errorf("lock schema: %w", err)
 			}
 		}
+		if err := s.refuseForeign(ctx, tx); err != nil {
+			return err
+		}
 		const create = `CREATE TABLE IF NOT EXISTS schema_version (
 			version INTEGER PRIMARY KEY, applied BIGINT NOT NULL)`
 		if _, err := tx.ExecContext(ctx, create); err != nil {
@@ -65,6 +68,28 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// refuseForeign refuses a SQLite database that holds tables but no
+// schema_version: another program's, which the venue would fill with its
+// own tables beside the others. (A PostgreSQL database is often shared, so
+// the venue keeps to its tables there.)
+func (s *Store) refuseForeign(ctx context.Context, tx *sqlx.Tx) error {
+	if s.d.postgres() {
+		return nil
+	}
+	var names []string
+	err := tx.SelectContext(ctx, &names, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+	if err != nil {
+		return fmt.Errorf("read the database's tables: %w", err)
+	}
+	if len(names) == 0 || slices.Contains(names, "schema_version") {
+		return nil
+	}
+	if len(names) > 5 {
+		names = append(names[:5], "…")
+	}
+	return fmt.Errorf("the database holds tables that are not the venue's (%s): give the venue a new file, or one it made", strings.Join(names, ", "))
 }
 
 func (s *Store) apply(ctx context.Context, tx *sqlx.Tx, m migration) error {

@@ -79,6 +79,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		s.node = randomHex(8)
 	}
 	var err error
+	what := "store" // how a failure names the store
 	switch {
 	case dsn == "":
 		err = s.openTemp(ctx)
@@ -90,6 +91,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		scheme, _, _ := strings.Cut(dsn, "://")
 		err = fmt.Errorf("unknown store scheme %q: give postgres:// (or postgresql://) for PostgreSQL, or a file path for SQLite", scheme)
 	default:
+		what = "store " + strings.TrimPrefix(dsn, "file:")
 		err = s.openFile(ctx, dsn)
 	}
 	if err == nil {
@@ -102,7 +104,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err = s.prepareUpserts(ctx)
 	}
 	if err != nil {
-		return nil, errors.Join(fmt.Errorf("open store: %w", err), s.Close())
+		return nil, errors.Join(fmt.Errorf("open %s: %w", what, err), s.Close())
 	}
 	return s, nil
 }

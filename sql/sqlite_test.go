@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"crypto/sha256"
+	dbsql "database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -239,6 +240,41 @@ func TestSQLite_RelatedValuesStreamFromTheKey(t *testing.T) {
 			}
 			if searches != 2 {
 				t.Fatalf("plan %q: want two searches of lattice_values", plan)
+			}
+		})
+	}
+}
+
+// TestSQLite_RefusesAnotherProgramsDatabase: a file that is not a venue
+// store is refused, naming the file, rather than filled with the venue's
+// tables beside another program's.
+func TestSQLite_RefusesAnotherProgramsDatabase(t *testing.T) {
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "shop.db")
+	db, err := dbsql.Open("sqlite", foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE customers (id INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	text := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(text, []byte(strings.Repeat("not a database\n", 100)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"another program's tables", foreign, "holds tables that are not the venue's (customers)"},
+		{"a text file", text, "not a database"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := Open(t.Context(), tc.path, Options{})
+			if err == nil {
+				s.Close()
+				t.Fatal("opened")
+			}
+			if !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q, want the file and %q", err, tc.want)
 			}
 		})
 	}

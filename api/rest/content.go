@@ -72,9 +72,29 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", disposition)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
-	if _, err := io.Copy(w, c.Body); err != nil {
+	out := &sendTo{w: w}
+	if _, err := io.Copy(out, c.Body); err != nil {
+		if out.err != nil { // the client went away: its business, not the operator's
+			s.log.Debug("asset content download ended early", "asset", clipPath(r.PathValue("id")), "err", err)
+			return
+		}
 		s.log.Warn("stream asset content", "asset", clipPath(r.PathValue("id")), "err", err)
 	}
+}
+
+// sendTo is w, keeping its write error, which tells a client that went away
+// from a store that failed.
+type sendTo struct {
+	w   io.Writer
+	err error
+}
+
+func (s *sendTo) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		s.err = err
+	}
+	return n, err
 }
 
 // content opens the content of the asset the path names: by its id, or

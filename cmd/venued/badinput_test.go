@@ -59,7 +59,7 @@ func TestREST_BadInput(t *testing.T) {
 			{"malformed asset id", "GET", "/api/v1/assets/42322", nil, 400, "Invalid asset ID"},
 			{"unknown asset", "GET", "/api/v1/assets/0x" + hash, nil, 404, "Asset not found: 0x" + hash},
 			{"unknown asset content", "GET", "/api/v1/assets/" + hash + "/content", nil, 404, "Asset not found"},
-			{"content for an unknown asset", "PUT", "/api/v1/assets/" + hash + "/content", "bytes", 404, "Asset not found"},
+			{"content for an unknown asset", "PUT", "/api/v1/assets/" + hash + "/content", "bytes", 404, "register its metadata as an asset first"},
 			{"values read without path", "GET", "/api/v1/values/read", nil, 400, "path"},
 			{"values read with ..", "GET", "/api/v1/values/read?path=w/../s", nil, 400, "may not step up"},
 			{"values read with an empty segment", "GET", "/api/v1/values/read?path=w//x", nil, 400, "empty segment"},
