@@ -23,7 +23,7 @@ import (
 type InvokeRequest struct {
 	Operation string          `json:"operation" minLength:"1" doc:"Operation reference: catalog path (v/ops/<adapter>/<op>), workspace pin o/<name>, asset a/<hash> or 0x<hash>, registered name, or DID URL. The display form adapter:op is not a reference." example:"v/test/ops/echo"`
 	Input     json.RawMessage `json:"input,omitempty" doc:"The operation's input, checked against its input schema" example:"{\"hello\":\"world\"}"`
-	Wait      any             `json:"wait,omitempty" doc:"true waits for the job to finish (up to 120 s) and returns the final record; a number waits that many milliseconds; false or absent returns at once. A wait also ends when the job asks its caller (INPUT_REQUIRED or AUTH_REQUIRED): only a reply moves it on. Ignored by run, which always waits."`
+	Wait      any             `json:"wait,omitempty" doc:"true waits for the job to finish (up to 120 s) and returns the final record; a number waits that many milliseconds; false or absent returns at once. A wait also ends when the job asks its caller (INPUT_REQUIRED or AUTH_REQUIRED) or is paused: only a reply, or a resume, moves it on. Ignored by run, which always waits."`
 	UCANs     []string        `json:"ucans,omitempty" doc:"UCAN capability tokens proving the caller's authority"`
 	Private   bool            `json:"private,omitempty" doc:"Accepted for client compatibility and ignored: invoke always records a job"`
 }
