@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -83,8 +84,16 @@ func (s *Store) refuseForeign(ctx context.Context, tx *sqlx.Tx) error {
 	if err != nil {
 		return fmt.Errorf("read the database's tables: %w", err)
 	}
-	if len(names) == 0 || slices.Contains(names, "schema_version") {
+	if len(names) == 0 {
 		return nil
+	}
+	if slices.Contains(names, "schema_version") {
+		var cols int
+		err := tx.GetContext(ctx, &cols, "SELECT count(*) FROM pragma_table_info('schema_version') WHERE name IN ('version', 'applied')")
+		if err != nil || cols == 2 {
+			return err
+		}
+		return errors.New("the database's schema_version table is not the venue's: give the venue a new file, or one it made")
 	}
 	if len(names) > 5 {
 		names = append(names[:5], "…")

@@ -259,6 +259,15 @@ func TestSQLite_RefusesAnotherProgramsDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	versioned := filepath.Join(dir, "versioned.db")
+	db, err = dbsql.Open("sqlite", versioned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE schema_version (v TEXT)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	text := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(text, []byte(strings.Repeat("not a database\n", 100)), 0o600); err != nil {
 		t.Fatal(err)
@@ -266,6 +275,7 @@ func TestSQLite_RefusesAnotherProgramsDatabase(t *testing.T) {
 	for _, tc := range []struct{ name, path, want string }{
 		{"another program's tables", foreign, "holds tables that are not the venue's (customers)"},
 		{"a text file", text, "not a database"},
+		{"another program's schema_version", versioned, "schema_version table is not the venue's"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Open(t.Context(), tc.path, Options{})
