@@ -203,6 +203,7 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 				msg = "The venue shut down before the job started"
 			}
 			j.run++ // a late result of the execution counts for nothing
+			j.errCode = stoppedCode
 			e.transit(j, venue.StatusFailed, func(n *venue.Job) { n.Error = msg })
 		}
 		j.mu.Unlock()

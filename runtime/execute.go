@@ -100,6 +100,9 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 	}
 	if err != nil {
 		j.errCode = venue.ErrorCode(err)
+		if context.Cause(ctx) == errShutdown {
+			j.errCode = stoppedCode // not the operation's failure: a run answers 503
+		}
 		msg := failure(ctx, err, e.cfg.JobTimeout.String())
 		e.transit(j, outcome(err), func(n *venue.Job) { n.Error = msg })
 		return

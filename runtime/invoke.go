@@ -126,10 +126,16 @@ func (f *failedJob) Error() string   { return f.err.Error() }
 func (f *failedJob) Unwrap() []error { return []error{f.err, ErrOperationFailed} }
 
 // runFailure is Run's error for a job that ended with code and message msg.
+// stoppedCode marks a job failed because the venue stopped, which is no
+// code an operation can give: Run answers it as the venue's unavailability.
+const stoppedCode = "venue stopped"
+
 func runFailure(code, msg string) error {
 	switch code {
 	case venue.EFORBIDDEN, venue.EUNAUTHORIZED:
 		return &failedJob{venue.Errorf(code, "%s", msg)}
+	case stoppedCode:
+		return &failedJob{venue.Errorf(venue.EUNAVAILABLE, "The venue stopped before the operation finished: %s", msg)}
 	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT, venue.ETIMEOUT:
 	default:
 		code = venue.EINTERNAL

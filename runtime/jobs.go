@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -223,6 +222,9 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 	if s == venue.StatusStarted {
 		e.adoptStored(ctx, n)
 	}
+	if s.Terminal() {
+		e.dropMessages(n.ID) // replies sent while no node held the job
+	}
 	return n, false, nil
 }
 
@@ -264,8 +266,8 @@ func unportable(rec *venue.Job, op *venue.Operation) string {
 	switch {
 	case holdsFields(rec.Input, op.SecretFields):
 		return "its secret inputs are kept only by the node that started it"
-	case bytes.Contains(rec.Input, []byte(Hidden+"@")):
-		return "its input held a URL password, which is kept only by the node that started it"
+	case hidesUserInfo(rec.Input):
+		return "its input held a URL's user info (a name and password), which is kept only by the node that started it"
 	case rec.Parent != nil:
 		return fmt.Sprintf("it was started by job %s, whose authority only the node that ran it holds", rec.Parent)
 	}

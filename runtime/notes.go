@@ -175,6 +175,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		if _, err := e.store.WriteJobs(ctx, out); err != nil {
 			return err
 		}
+		for _, r := range out {
+			e.dropMessages(r.ID)
+		}
 		e.log.Info("failed jobs left unfinished by the previous run", "count", len(out))
 	}
 	return nil

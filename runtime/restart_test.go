@@ -243,16 +243,19 @@ func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
 	if _, err := h.Pause(h.alice, j.ID); err != nil {
 		t.Fatal(err)
 	}
-	// A paused record whose URL password the record hides.
+	// A paused record whose URL user info the record hides.
 	hidden := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 2}, Status: venue.StatusPaused, Created: 1, Updated: 2,
 		Operation: "v/test/ops/delay", Caller: "did:key:alice", Version: 3,
-		Input: json.RawMessage(`{"value":"https://u:` + runtime.Hidden + `@example.com/"}`)}
+		Input: json.RawMessage(`{"value":"https://` + runtime.Hidden + `@example.com/"}`)}
 	row := runtime.JobRow{ID: hidden.ID, Owner: hidden.Caller, Status: hidden.Status, Version: 3, Created: 1, Updated: 2,
 		Record: hidden.AppendJSON(nil)}
 	// Paused records of an operation with a secret field: one without it
 	// hides nothing, one with it hides its value.
 	plain, secret := pausedRow(venue.JobID{0, 0, 0, 0, 0, 3}, `{"n":1}`), pausedRow(venue.JobID{0, 0, 0, 0, 0, 4}, `{"secret":"HIDDEN"}`)
 	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row, plain, secret}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.AddJobMessage(context.Background(), secret.ID, []byte(`{"unread":true}`)); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
@@ -273,12 +276,26 @@ func TestEngine_RestartKeepsPausedJobs(t *testing.T) {
 	if got, err := h.Resume(h.alice, j.ID); err != nil || got.Status != venue.StatusStarted {
 		t.Fatalf("resume after the restart: %v %v", got, err)
 	}
+	// A reply to a paused job no node holds, then a cancel: the reply goes
+	// with the job, as does the one the restart's failure left.
+	if _, err := h.Reply(h.alice, plain.ID, json.RawMessage(`{"unread":true}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.Cancel(h.alice, plain.ID); err != nil || got.Status != venue.StatusCancelled {
+		t.Fatalf("cancel of a paused job after the restart: %v %v", got, err)
+	}
 	done := h.waitStatus(t, j.ID, venue.StatusComplete)
 	if string(done.Output) != `{"slept":50,"value":"after"}` {
 		t.Fatalf("resumed job output %s", done.Output)
 	}
+	h.Close() // waits for the drops of ended jobs' replies
+	for _, id := range []venue.JobID{plain.ID, secret.ID} {
+		if msg, err := st.TakeJobMessage(context.Background(), id); err != nil || msg != nil {
+			t.Errorf("job %s ended with a reply still queued: %s %v", id, msg, err)
+		}
+	}
 	got, err := h.Job(h.alice, hidden.ID)
-	const want = "The venue restarted while the job was paused, and the job cannot resume from its record: its input held a URL password"
+	const want = "The venue restarted while the job was paused, and the job cannot resume from its record: its input held a URL's user info"
 	if err != nil || got.Status != venue.StatusFailed || !strings.HasPrefix(got.Error, want) {
 		t.Fatalf("paused job with a hidden password after the restart: %v %v", got, err)
 	}

@@ -38,6 +38,12 @@ func hideUserInfo(input json.RawMessage) json.RawMessage {
 	return append(out, input[last:]...)
 }
 
+// hidesUserInfo reports whether hideUserInfo hid a URL's user info in
+// input, a record's: the record then lacks what the job was given.
+func hidesUserInfo(input json.RawMessage) bool {
+	return bytes.Contains(input, []byte("//"+Hidden+"@"))
+}
+
 // stringEnd returns the index just past the JSON string that begins with
 // the quote at b[start] (or len(b) if it does not end).
 func stringEnd(b []byte, start int) int {

@@ -46,6 +46,9 @@ func (s *Store) AddJobMessage(ctx context.Context, id venue.JobID, msg []byte) (
 			id[:]).Scan(&queued, &size); err != nil {
 			return err
 		}
+		if len(msg) > maxQueuedBytes {
+			return venue.Errorf(venue.ETOOLARGE, "Reply of %d bytes exceeds the %d MiB a job's queue holds", len(msg), maxQueuedBytes>>20)
+		}
 		if queued >= maxQueued || size+int64(len(msg)) > maxQueuedBytes {
 			return venue.Errorf(venue.ECONFLICT, "Job %s has %d replies (%d bytes) queued that it has not taken: "+
 				"a job holds at most %d, of %d MiB in all; send more once it has taken some", id, queued, size, maxQueued, maxQueuedBytes>>20)

@@ -90,8 +90,19 @@ func (s *Store) refuseForeign(ctx context.Context, tx *sqlx.Tx) error {
 	if slices.Contains(names, "schema_version") {
 		var cols int
 		err := tx.GetContext(ctx, &cols, "SELECT count(*) FROM pragma_table_info('schema_version') WHERE name IN ('version', 'applied')")
-		if err != nil || cols == 2 {
+		if err != nil {
 			return err
+		}
+		var applied int
+		if cols == 2 {
+			if err := tx.GetContext(ctx, &applied, "SELECT count(*) FROM schema_version"); err != nil {
+				return err
+			}
+		}
+		// A venue records its first migration with its tables, so an empty
+		// schema_version beside other tables is not one it made.
+		if cols == 2 && (applied > 0 || len(names) == 1) {
+			return nil
 		}
 		return errors.New("the database's schema_version table is not the venue's: give the venue a new file, or one it made")
 	}

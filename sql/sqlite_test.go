@@ -268,6 +268,15 @@ func TestSQLite_RefusesAnotherProgramsDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
+	borrowed := filepath.Join(dir, "borrowed.db")
+	db, err = dbsql.Open("sqlite", borrowed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, applied BIGINT NOT NULL); CREATE TABLE people (x)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	text := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(text, []byte(strings.Repeat("not a database\n", 100)), 0o600); err != nil {
 		t.Fatal(err)
@@ -276,6 +285,7 @@ func TestSQLite_RefusesAnotherProgramsDatabase(t *testing.T) {
 		{"another program's tables", foreign, "holds tables that are not the venue's (customers)"},
 		{"a text file", text, "not a database"},
 		{"another program's schema_version", versioned, "schema_version table is not the venue's"},
+		{"an empty schema_version beside another program's tables", borrowed, "schema_version table is not the venue's"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := Open(t.Context(), tc.path, Options{})

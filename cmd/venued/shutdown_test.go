@@ -81,7 +81,7 @@ func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
 				!strings.Contains(string(r.body), failed) {
 				t.Fatalf("the waiting invoke got %d %s", r.status, r.body)
 			}
-			if r := <-ran; r.status != 500 || !strings.Contains(r.errorText(t), failed) {
+			if r := <-ran; r.status != 503 || !strings.Contains(r.errorText(t), failed) {
 				t.Fatalf("the waiting run got %d %s", r.status, r.body)
 			}
 			io.Copy(io.Discard, mcpStream.Body) // ends, or the test times out

@@ -84,6 +84,10 @@ func testJobMessages(t *testing.T, s runtime.Store) {
 		}
 		_, err := s.AddJobMessage(t.Context(), big, []byte(`1`))
 		wantCode(t, err, venue.ECONFLICT)
+		_, err = s.AddJobMessage(t.Context(), newJobID(), make([]byte, 32<<20+1))
+		wantCode(t, err, venue.ENOTFOUND)
+		_, err = s.AddJobMessage(t.Context(), big, make([]byte, 32<<20+1))
+		wantCode(t, err, venue.ETOOLARGE)
 		if err := s.DropJobMessages(t.Context(), big); err != nil {
 			t.Fatal(err)
 		}
