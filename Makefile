@@ -4,6 +4,7 @@
 GO      ?= go
 BIN     ?= bin
 FUZZTIME ?= 10s
+TESTFLAGS ?=
 
 .PHONY: run test build bench ops fuzz race openapi clean
 
@@ -11,10 +12,11 @@ FUZZTIME ?= 10s
 run: ops
 	$(GO) run ./cmd/venued $(ARGS)
 
-## test: vet and run every test (the Postgres suite runs when VENUE_TEST_POSTGRES is set)
+## test: vet and run every test (the Postgres suite runs when VENUE_TEST_POSTGRES is set;
+## TESTFLAGS passes flags to go test, e.g. TESTFLAGS=-race)
 test: ops
 	$(GO) vet ./...
-	$(GO) test ./...
+	$(GO) test $(TESTFLAGS) ./...
 
 ## race: the tests under the race detector
 race: ops
