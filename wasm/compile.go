@@ -5,11 +5,13 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -305,11 +307,11 @@ func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []b
 		return nil, venue.Errorf(venue.EINVALID, "module's memory starts at %d pages of 64 KiB (%.2f MiB); the venue allows at most %d pages (%d MiB)",
 			pages, float64(pages)/16, h.cfg.MemoryLimitPages, h.cfg.memoryLimit()>>20)
 	}
-	wasm, err := instrument(wasm)
+	wasm, pair, err := instrument(wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
-	cm, err := box.rt.CompileModule(ctx, wasm)
+	cm, err := box.rt.CompileModule(experimental.WithCompilationWorkers(ctx, compileWorkers(h.cfg.MaxCompiles, runtime.GOMAXPROCS(0), pair)), wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
@@ -322,6 +324,20 @@ func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []b
 		return nil, err
 	}
 	return m, nil
+}
+
+// compileWorkers is how many goroutines compile a module whose two
+// heaviest functions would hold pair bytes compiled at once, when up to
+// compiles modules compile at once on procs processors: two (a 3 MB Go
+// module then compiles in about 60 % of the time) if every compile can
+// have two processors and the pair holds no more than the heaviest
+// function the limits allow, so that a compile's peak memory stays what it
+// was on one goroutine; otherwise one.
+func compileWorkers(compiles, procs int, pair uint64) int {
+	if compiles*2 > procs || pair > worstFuncMem {
+		return 1
+	}
+	return 2
 }
 
 // overflow removes the least recently used idle entries beyond max (among

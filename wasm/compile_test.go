@@ -385,3 +385,28 @@ func TestHost_CloseDuringCompile(t *testing.T) {
 		t.Fatalf("%d compiles still under way once the runtime closed", n)
 	}
 }
+
+// TestCompileWorkers checks when a compile may take two goroutines: when
+// every compile allowed at once can have two processors, and its two
+// heaviest functions hold no more than the heaviest one the limits allow.
+func TestCompileWorkers(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		compiles, procs int
+		pair            uint64
+		want            int
+	}{
+		{"a Go module on two processors", 1, 2, 70 << 20, 2},
+		{"two functions at the limits", 1, 2, 2 * worstFuncMem, 1},
+		{"a pair as heavy as the worst function", 1, 2, worstFuncMem, 2},
+		{"one processor", 1, 1, 1 << 20, 1},
+		{"two compiles on two processors", 2, 2, 1 << 20, 1},
+		{"four compiles on eight processors", 4, 8, 1 << 20, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := compileWorkers(tc.compiles, tc.procs, tc.pair); got != tc.want {
+				t.Fatalf("compileWorkers(%d, %d, %d) = %d, want %d", tc.compiles, tc.procs, tc.pair, got, tc.want)
+			}
+		})
+	}
+}

@@ -82,31 +82,33 @@ var errMalformed = errors.New("malformed module")
 // above). It decodes every instruction, because a check must never land
 // inside one, and refuses instructions outside WebAssembly 2.0 (which is
 // what the host's runtime compiles) and a start section (code that would
-// run before the host could set the global).
-func instrument(module []byte) ([]byte, error) {
+// run before the host could set the global). It also returns what
+// compiling the module's two heaviest functions at once would hold, in
+// bytes (funcCost.compileMemory).
+func instrument(module []byte) ([]byte, uint64, error) {
 	if !bytes.HasPrefix(module, []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, fmt.Errorf("%w: invalid magic number or version: not a WebAssembly 1.0 binary", errMalformed)
+		return nil, 0, fmt.Errorf("%w: invalid magic number or version: not a WebAssembly 1.0 binary", errMalformed)
 	}
 	secs, err := splitSections(module)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var m moduleShape
 	if err := m.read(secs); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	secs = m.withSections(secs)
 	out := append(make([]byte, 0, len(module)+len(module)/8+64), module[:8]...)
 	for _, s := range secs {
 		body, err := m.rewrite(s)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, s.id)
 		out = appendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
-	return out, nil
+	return out, m.pairMemory, nil
 }
 
 // memoryMin returns the initial size in pages of the memory the module
@@ -163,6 +165,9 @@ type moduleShape struct {
 	voidType int64           // index of a type [] -> [], or -1
 	seen     map[byte]bool   // sections present
 	tables   []byte          // the table section with its bounds (boundTables)
+	// pairMemory is what compiling its two heaviest functions at once
+	// would hold (instrumentCode), once the code section is rewritten.
+	pairMemory uint64
 }
 
 // read checks the section order and counts what rewrite needs.
@@ -373,10 +378,11 @@ func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
 	case secTable:
 		return m.tables, nil
 	case secCode:
-		code, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()}, m.fnParams, m.depthGlobal())
+		code, pair, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()}, m.fnParams, m.depthGlobal())
 		if err != nil {
 			return nil, err
 		}
+		m.pairMemory = pair
 		refuel := m.refuelBody()
 		return appendEntry(code, append(appendU32(nil, uint32(len(refuel))), refuel...)...)
 	}

@@ -21,7 +21,7 @@ func TestInstrument_Guests(t *testing.T) {
 	for _, name := range []string{"goreactor", "gocommand", "benchreactor", "creactor", "ccommand"} {
 		t.Run(name, func(t *testing.T) {
 			mod := mustGuest(t, name)
-			out, err := instrument(mod)
+			out, _, err := instrument(mod)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestInstrument_Refusals(t *testing.T) {
 		{"sections out of order", "out of order", withStart},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := instrument(tc.module)
+			_, _, err := instrument(tc.module)
 			if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("instrument: %v, want a refusal containing %q", err, tc.want)
 			}
@@ -221,7 +221,7 @@ func TestInstrument_Stops(t *testing.T) {
 
 func mustInstrumented(t *testing.T, module []byte) api.Module {
 	t.Helper()
-	out, err := instrument(module)
+	out, _, err := instrument(module)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(buildModule([]wimport{{mod: "venue", name: "call", params: []byte{tI32, tI32}, results: []byte{tI64}}}, []wfunc{spin}, -1))
 	f.Add(buildModule(nil, []wfunc{{export: "f", body: []byte{0x02, 0x40, 0x03, 0x7f, 0x41, 0x01, 0x0b, 0x1a, 0x0b}}}, 1))
 	f.Fuzz(func(t *testing.T, module []byte) {
-		out, err := instrument(module)
+		out, _, err := instrument(module)
 		if err != nil {
 			return
 		}
@@ -311,7 +311,7 @@ func TestInstrument_Bounds(t *testing.T) {
 			many(26, times(maxFuncMemoryOps, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := instrument(tc.module)
+			_, _, err := instrument(tc.module)
 			if !errors.Is(err, errMalformed) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("instrument: %v, want a refusal containing %q", err, tc.want)
 			}
@@ -337,14 +337,14 @@ func TestInstrument_Bounds(t *testing.T) {
 		for range n {
 			code = append(append(code, uleb(uint64(len(fn)))...), fn...)
 		}
-		if _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
+		if _, _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
 	t.Run("a function too large", func(t *testing.T) {
 		fn := append(append([]byte{0x00}, bytes.Repeat([]byte{0x01}, maxFunctionSize)...), 0x0b)
 		code := append(append(uleb(1), uleb(uint64(len(fn)))...), fn...)
-		if _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
+		if _, _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
@@ -385,10 +385,26 @@ func TestInstrument_Bounds(t *testing.T) {
 		// loop  i32.const 0  i32.const 0  i32.const 65536  memory.fill 0  br 0  end
 		fill := wfunc{export: "run", body: []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x41, 0x80, 0x80, 0x04, 0xfc, 0x0b, 0x00, 0x0c, 0x00, 0x0b}}
 		mod := buildModule(nil, []wfunc{fill}, 1)
-		out, err := instrument(mod)
+		out, _, err := instrument(mod)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mustBeInstrumented(t, mod, out)
 	})
+}
+
+// TestInstrument_CompileMemory checks the estimate instrument gives of
+// what compiling a module's two heaviest functions at once holds: the
+// lighter third function does not count.
+func TestInstrument_CompileMemory(t *testing.T) {
+	loads := func(n int) []byte { return times(n, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a) } // i32.const 0  i32.load  drop
+	ifs := times(10, 0x41, 0x00, 0x04, 0x40, 0x0b)                                      // i32.const 0  if  end
+	mod := buildModule(nil, []wfunc{{export: "a", body: loads(100)}, {body: ifs}, {body: loads(300)}}, 1)
+	_, pair, err := instrument(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := uint64(400 * memOpMemory); pair != want {
+		t.Fatalf("pair = %d, want %d (the 300 and 100 loads; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
+	}
 }

@@ -94,6 +94,23 @@ func (c *funcCost) add(kind int, ins []byte) {
 	}
 }
 
+// What the compiler holds while it compiles a function, as measured per
+// instruction (see the limits above): a basic block about 2 KB.
+const (
+	blockMemory  = 2 << 10
+	callMemory   = 14 << 10
+	memOpMemory  = 5 << 10
+	bulkMemory   = 45 << 10
+	worstFuncMem = maxFuncBlocks*blockMemory + maxFuncCalls*callMemory + maxFuncMemoryOps*memOpMemory + maxFuncBulk*bulkMemory
+)
+
+// compileMemory estimates the memory the compiler holds while it compiles
+// the function: at most worstFuncMem (about 425 MB) within the limits; the
+// heaviest function of the venue's own Go module about 30 MB.
+func (c *funcCost) compileMemory() uint64 {
+	return c.blocks*blockMemory + c.calls*callMemory + c.memoryOps*memOpMemory + c.bulk*bulkMemory
+}
+
 // addModule adds a function's cost to the module's, all's and blockCost's
 // (the sum of blocks squared), and refuses a module past a bound.
 func (all *funcCost) addModule(c funcCost, blockCost *uint64) error {
@@ -150,41 +167,52 @@ type codeLimits struct {
 // each bulk memory or table instruction; and the accounting of its frame
 // on the global depth (see frame). fnParams holds each function's
 // parameter count.
-func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, error) {
+//
+// It also returns what compiling its two heaviest functions at once would
+// hold (compileMemory), which decides whether the module may compile on
+// two goroutines (Host.compile).
+func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, uint64, error) {
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
 	total, blockCost := uint64(0), uint64(0)
-	var all funcCost // calls and memory operations of the functions so far
+	var all funcCost       // calls and memory operations of the functions so far
+	var heaviest [2]uint64 // the two largest compileMemory, largest first
 	if int(n) != len(fnParams) {
-		return nil, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(fnParams))
+		return nil, 0, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(fnParams))
 	}
 	for i := range n {
 		size := r.u32()
 		if r.err == nil && size > maxFunctionSize {
-			return nil, fmt.Errorf("%w: function %d of the code section has %d bytes; the venue takes at most %d", errMalformed, i, size, maxFunctionSize)
+			return nil, 0, fmt.Errorf("%w: function %d of the code section has %d bytes; the venue takes at most %d", errMalformed, i, size, maxFunctionSize)
 		}
 		fn := r.bytes(int(size))
 		if r.err != nil {
-			return nil, r.err
+			return nil, 0, r.err
 		}
 		code, locals, cost, err := instrumentFunc(fn, check, bulk, lim, frame{params: fnParams[i], depth: depth})
 		if err != nil {
-			return nil, fmt.Errorf("function %d of the code section: %w", i, err)
+			return nil, 0, fmt.Errorf("function %d of the code section: %w", i, err)
 		}
 		if total += locals; total > maxModuleLocals {
-			return nil, fmt.Errorf("%w: the module's functions declare over %d locals in all, the venue's limit", errMalformed, maxModuleLocals)
+			return nil, 0, fmt.Errorf("%w: the module's functions declare over %d locals in all, the venue's limit", errMalformed, maxModuleLocals)
 		}
 		if err := all.addModule(cost, &blockCost); err != nil {
-			return nil, fmt.Errorf("%w (at function %d of the code section)", err, i)
+			return nil, 0, fmt.Errorf("%w (at function %d of the code section)", err, i)
+		}
+		if m := cost.compileMemory(); m > heaviest[1] {
+			heaviest[1] = m
+			if m > heaviest[0] {
+				heaviest[0], heaviest[1] = m, heaviest[0]
+			}
 		}
 		out = appendU32(out, uint32(len(code)))
 		out = append(out, code...)
 	}
 	if r.err == nil && r.p != len(body) {
-		return nil, fmt.Errorf("%w: bytes after the last function body", errMalformed)
+		return nil, 0, fmt.Errorf("%w: bytes after the last function body", errMalformed)
 	}
-	return out, r.err
+	return out, heaviest[0] + heaviest[1], r.err
 }
 
 // frame is what a function's accounting of its frame on the call stack
