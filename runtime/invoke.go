@@ -80,9 +80,10 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 // Returns the job's failure with the code the operation gave it:
 // EFORBIDDEN or EUNAUTHORIZED for a capability denied (the job is
 // REJECTED; the message is the denial's own), and for a FAILED job
-// EINVALID, ENOTFOUND, ECONFLICT (an agent busy or in the wrong state) or
+// EINVALID, ENOTFOUND, ECONFLICT (an agent busy or in the wrong state),
 // ETIMEOUT (what it waited on did not come in time: grid:job-result's
-// timeout, its own deadline) when the operation said so, EINTERNAL for
+// timeout, its own deadline) or ETOOLARGE (a value past the venue's limit)
+// when the operation said so, EINTERNAL for
 // anything else. ECONFLICT when the job was cancelled or paused or waits
 // for its caller's reply, ETIMEOUT when it outlasts MaxWait, EUNAVAILABLE when ctx
 // ends first (the venue is shutting down).
@@ -136,7 +137,7 @@ func runFailure(code, msg string) error {
 		return &failedJob{venue.Errorf(code, "%s", msg)}
 	case stoppedCode:
 		return &failedJob{venue.Errorf(venue.EUNAVAILABLE, "The venue stopped before the operation finished: %s", msg)}
-	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT, venue.ETIMEOUT:
+	case venue.EINVALID, venue.ENOTFOUND, venue.ECONFLICT, venue.ETIMEOUT, venue.ETOOLARGE:
 	default:
 		code = venue.EINTERNAL
 	}

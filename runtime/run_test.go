@@ -11,8 +11,8 @@ import (
 
 // TestEngine_RunMapsFailures: Run hands a job's failure back with the code
 // the operation gave it, so /run answers a capability denial 403 (401 for
-// the anonymous caller), an agent conflict 409, a bad input 400 and a
-// missing thing 404, however the job ended; anything else is the venue's
+// the anonymous caller), an agent conflict 409, a bad input 400, a
+// missing thing 404 and a value past a limit 413, however the job ended; anything else is the venue's
 // own failure.
 func TestEngine_RunMapsFailures(t *testing.T) {
 	h := mustEngine(t)
@@ -26,6 +26,7 @@ func TestEngine_RunMapsFailures(t *testing.T) {
 		{"a conflict", `{"code": "conflict", "message": "busy"}`, venue.ECONFLICT, "Operation failed: busy", venue.StatusFailed},
 		{"a bad input", `{"message": "bad"}`, venue.EINVALID, "Operation failed: bad", venue.StatusFailed},
 		{"a missing thing", `{"code": "not_found", "message": "gone"}`, venue.ENOTFOUND, "Operation failed: gone", venue.StatusFailed},
+		{"a value too large", `{"code": "too_large", "message": "Value at w/v would grow past the limit"}`, venue.ETOOLARGE, "Operation failed: Value at w/v would grow past the limit", venue.StatusFailed},
 		{"anything else", `{"code": "unavailable", "message": "down"}`, venue.EINTERNAL, "Operation failed: down", venue.StatusFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
