@@ -15,6 +15,7 @@ const (
 	ENOTFOUND     = "not_found"    // the thing asked for does not exist for this caller
 	ECONFLICT     = "conflict"     // the thing exists but its state forbids the request
 	ETOOLARGE     = "too_large"    // a body, value or output exceeds a limit
+	ETOOMANY      = "too_many"     // the caller has too much under way already
 	EUNAVAILABLE  = "unavailable"  // a dependency is down or the venue is shutting down
 	ETIMEOUT      = "timeout"      // a deadline passed
 	EINTERNAL     = "internal"     // a bug or an unexpected failure

@@ -169,6 +169,7 @@ func (e *Engine) uncount(j *job) {
 	if !j.uncounted {
 		j.uncounted = true
 		e.unfinished.Add(-1)
+		e.held.give(j.caller.DID)
 	}
 }
 

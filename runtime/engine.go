@@ -19,6 +19,8 @@ type Config struct {
 	Version        string            // venue version reported by status; default "0.5.0"
 	Seed           []byte            // Ed25519 seed; default: kept in the store
 	Workers        int               // jobs executing at once; default 64
+	MaxJobs        int               // unfinished jobs this node holds at once (heldJobs); default 20,000
+	MaxCallerJobs  int               // of them, one caller's; default 5,000 (at most MaxJobs)
 	CallerWorkers  int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
 	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
 	MaxWait        time.Duration     // longest invoke wait; default 120 s
@@ -50,6 +52,8 @@ func (c *Config) setDefaults() {
 		c.Version = "0.5.0"
 	}
 	def(&c.Workers, 64)
+	def(&c.MaxJobs, 20_000)
+	def(&c.MaxCallerJobs, 5_000)
 	def(&c.MaxMetaSize, 1<<20)
 	def(&c.MaxOutputSize, 16<<20)
 	if c.Outbound.MaxResponse <= 0 {
@@ -102,6 +106,7 @@ type Engine struct {
 	users      sync.Map       // DIDs known to be recorded
 	schemas    schemaCache
 	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
+	held       *heldJobs    // the same jobs by caller, bounded
 	executing  atomic.Int64 // executions under way, waiting for a worker included
 	started    time.Time
 	life       context.Context // ends when the engine closes
@@ -148,6 +153,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	bg, stop := context.WithCancel(context.Background())
 	e.life, e.stop = bg, stop
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
+	e.held = newHeldJobs(cfg.MaxJobs, cfg.MaxCallerJobs)
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
 	if err := e.recover(ctx); err != nil {
 		stop()

@@ -157,6 +157,11 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	if e.execs[op.Adapter] == nil {
 		return nil, venue.Errorf(venue.EINVALID, "Operation %s needs adapter '%s', which this venue does not run", req.Operation, op.Adapter)
 	}
+	if req.Parent != nil {
+		e.held.add(c.DID)
+	} else if err := e.held.take(c.DID); err != nil {
+		return nil, err
+	}
 	now := e.ms()
 	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
 		Operation: req.Operation, Name: op.RecordName(), Caller: c.DID, Input: maskFields(hideUserInfo(input), op.SecretFields),
@@ -300,6 +305,7 @@ func (j *job) snapshotTicket() (*venue.Job, *ticket) {
 func (e *Engine) abandon(j *job) {
 	e.jobs.drop(j)
 	e.unfinished.Add(-1)
+	e.held.give(j.caller.DID)
 }
 
 // storeFailed words a failed write of a job record; an unavailable store

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,5 +39,32 @@ func TestEngine_RunMapsFailures(t *testing.T) {
 				t.Fatalf("the job is %s, want %s", j.Status, tc.status)
 			}
 		})
+	}
+}
+
+// TestEngine_HeldJobsBound: a caller holding its limit of unfinished jobs
+// is refused the next invoke with ETOOMANY until one ends; jobs that end
+// at once never pile up.
+func TestEngine_HeldJobsBound(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.MaxJobs, c.MaxCallerJobs = 10, 2 })
+	for range 5 {
+		h.invoke(t, "v/test/ops/echo", `{"n": 1}`, time.Minute) // each ends before the next
+	}
+	var ids []venue.JobID
+	for range 2 {
+		ids = append(ids, h.invoke(t, "v/test/ops/never", `{}`, 0).ID)
+	}
+	_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: json.RawMessage(`{}`)})
+	if venue.ErrorCode(err) != venue.ETOOMANY || !strings.Contains(venue.ErrorMessage(err), "you hold 2 on this venue") {
+		t.Fatalf("a third unfinished job: %v (code %s), want it refused as too many", err, venue.ErrorCode(err))
+	}
+	if _, err := h.Invoke(h.bob, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: json.RawMessage(`{}`)}); err != nil {
+		t.Fatalf("another caller is refused too: %v", err)
+	}
+	if _, err := h.Cancel(h.alice, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: json.RawMessage(`{}`)}); err != nil {
+		t.Fatalf("after a cancel: %v, want room for one more", err)
 	}
 }

@@ -37,6 +37,8 @@ func statusOf(code string) int {
 		return http.StatusConflict
 	case venue.ETOOLARGE:
 		return http.StatusRequestEntityTooLarge
+	case venue.ETOOMANY:
+		return http.StatusTooManyRequests
 	case venue.EUNAVAILABLE:
 		return http.StatusServiceUnavailable
 	case venue.ETIMEOUT:

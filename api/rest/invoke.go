@@ -43,6 +43,9 @@ func (s *Server) registerInvoke() {
 	op := s.op("run", http.MethodPost, "/api/v1/run", "Run an operation and return its output", "Invocation")
 	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error; a job that asks its caller for input is a 409 (invoke it instead, and reply)."
 	s.documentInvokeBody(&op)
+	op = s.documentErrors(op, map[string]string{
+		"429": "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them",
+		"503": "The job record could not be stored, the venue holds its limit of unfinished jobs (maxJobs), or it stopped before the job ended"})
 	huma.Register(s.api, op, s.run)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 }

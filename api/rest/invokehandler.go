@@ -38,7 +38,8 @@ func (s *Server) registerInvokeHandler() {
 			"401": errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not invoke here"),
 			"403": errorResponse(s.api, "A UCAN in ucans failed verification, or the caller lacks a capability"),
 			"413": errorResponse(s.api, "The body is larger than the venue allows"),
-			"503": errorResponse(s.api, "The job record could not be stored"),
+			"429": errorResponse(s.api, "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them"),
+			"503": errorResponse(s.api, "The job record could not be stored, or the venue holds its limit of unfinished jobs (maxJobs)"),
 		},
 	})
 }

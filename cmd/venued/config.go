@@ -27,6 +27,8 @@ type Config struct {
 	Seed           string            `json:"seed"`           // Ed25519 seed, 64 hex digits; default: kept in the store
 	Workers        int               `json:"workers"`        // jobs executing at once; default 64
 	CallerWorkers  int               `json:"callerWorkers"`  // jobs of one caller executing at once; default 3/4 of workers
+	MaxJobs        int               `json:"maxJobs"`        // unfinished jobs this node holds at once; default 20000
+	MaxCallerJobs  int               `json:"maxCallerJobs"`  // of them, one caller's; default 5000
 	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
@@ -162,7 +164,8 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 		}
 		cfg.WasmMemoryMiB = n
 	}
-	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers} {
+	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers,
+		"VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -235,7 +238,8 @@ func (c Config) validate() error {
 	for _, n := range []struct {
 		key   string
 		value int64
-	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
+	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
+		{"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
 		}

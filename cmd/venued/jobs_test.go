@@ -123,3 +123,36 @@ func TestREST_JobEvents(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_HeldJobsBound: past maxCallerJobs unfinished jobs an invoke, or
+// a run, is refused with 429 and words that say what to do, and nothing is
+// recorded for it; past maxJobs the venue as a whole answers 503.
+func TestREST_HeldJobsBound(t *testing.T) {
+	m := MustRunMain(t, "", func(c *Config) { c.MaxJobs, c.MaxCallerJobs = 2, 1 })
+	c := newClient(m)
+	never := `{"operation": "v/test/ops/never", "input": {}}`
+	if r := c.do(t, "POST", "/api/v1/invoke", never); r.status != 201 {
+		t.Fatalf("first invoke: %d %s", r.status, r.body)
+	}
+	for _, path := range []string{"/api/v1/invoke", "/api/v1/run"} {
+		r := c.do(t, "POST", path, never)
+		if r.status != 429 || !strings.Contains(r.errorText(t), "Too many unfinished jobs: you hold 1 on this venue") {
+			t.Fatalf("%s past the caller's bound: %d %s, want 429", path, r.status, r.body)
+		}
+	}
+	var ids []string
+	c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+	if len(ids) != 1 {
+		t.Fatalf("jobs %v, want only the first: a refused invoke records nothing", ids)
+	}
+	other := newClient(m)
+	other.token = newUser(t).token(t, m)
+	if r := other.do(t, "POST", "/api/v1/invoke", never); r.status != 201 {
+		t.Fatalf("another caller's invoke: %d %s", r.status, r.body)
+	}
+	third := newClient(m)
+	third.token = newUser(t).token(t, m)
+	if r := third.do(t, "POST", "/api/v1/invoke", never); r.status != 503 || !strings.Contains(r.errorText(t), "limit of 2 unfinished jobs") {
+		t.Fatalf("past the venue's bound: %d %s, want 503", r.status, r.body)
+	}
+}
