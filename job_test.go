@@ -497,3 +497,34 @@ func TestJob_Next_ChainIsBounded(t *testing.T) {
 		t.Fatalf("the wire form holds %d prev", strings.Count(string(b), `"prev"`))
 	}
 }
+
+// TestJob_SizeHint: the hint covers the record, so its buffer does not
+// grow, and is not far above it for a large input and output.
+func TestJob_SizeHint(t *testing.T) {
+	big := json.RawMessage(`"` + strings.Repeat("x", 1<<20) + `"`)
+	started := (&venue.Job{ID: venue.JobID{1}, Status: venue.StatusPending, Operation: "v/ops/core/read", Caller: "did:key:z", Input: big}).Next(venue.StatusStarted, 2)
+	for _, tc := range []struct {
+		name string
+		j    *venue.Job
+	}{
+		{"a fresh job", &venue.Job{ID: venue.JobID{1}, Status: venue.StatusPending}},
+		{"a large input and output", func() *venue.Job { n := started.Next(venue.StatusComplete, 3); n.Output = big; return n }()},
+		{"an error to escape", func() *venue.Job {
+			n := started.Next(venue.StatusFailed, 3)
+			n.Error = strings.Repeat("\"\n", 300)
+			return n
+		}()},
+		{"a message asked, then answered", func() *venue.Job {
+			n := started.Next(venue.StatusInputRequired, 3)
+			n.Message = json.RawMessage(`{"q":"` + strings.Repeat("?", 5000) + `"}`)
+			return n.Next(venue.StatusStarted, 4).Next(venue.StatusComplete, 5)
+		}()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(tc.j.AppendJSON(nil))
+			if hint := tc.j.SizeHint(); hint < n || hint > n+4096 {
+				t.Fatalf("SizeHint %d for a record of %d bytes", hint, n)
+			}
+		})
+	}
+}

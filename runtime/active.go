@@ -169,7 +169,7 @@ func (e *Engine) uncount(j *job) {
 	if !j.uncounted {
 		j.uncounted = true
 		e.unfinished.Add(-1)
-		e.held.give(j.caller.DID)
+		e.held.give(j.caller.DID, len(j.input))
 	}
 }
 
@@ -215,7 +215,7 @@ func (e *Engine) dropMessages(id venue.JobID) {
 
 func rowOf(j *venue.Job) JobRow {
 	return JobRow{ID: j.ID, Owner: j.Caller, Status: j.Status, Version: j.Version,
-		Created: j.Created, Updated: j.Updated, Record: j.AppendJSON(make([]byte, 0, 384+len(j.Input)+2*len(j.Output)))}
+		Created: j.Created, Updated: j.Updated, Record: j.AppendJSON(make([]byte, 0, j.SizeHint()))}
 }
 
 func decodeRow(r JobRow) (*venue.Job, error) {

@@ -21,6 +21,8 @@ type Config struct {
 	Workers        int               // jobs executing at once; default 64
 	MaxJobs        int               // unfinished jobs this node holds at once (heldJobs); default 20,000
 	MaxCallerJobs  int               // of them, one caller's; default 5,000 (at most MaxJobs)
+	MaxJobBytes    int64             // bytes of input the unfinished jobs hold together; default 256 MiB
+	MaxCallerBytes int64             // of them, one caller's jobs'; default 64 MiB (at most MaxJobBytes)
 	CallerWorkers  int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
 	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
 	MaxWait        time.Duration     // longest invoke wait; default 120 s
@@ -54,6 +56,12 @@ func (c *Config) setDefaults() {
 	def(&c.Workers, 64)
 	def(&c.MaxJobs, 20_000)
 	def(&c.MaxCallerJobs, 5_000)
+	if c.MaxJobBytes <= 0 {
+		c.MaxJobBytes = 256 << 20
+	}
+	if c.MaxCallerBytes <= 0 {
+		c.MaxCallerBytes = 64 << 20
+	}
 	def(&c.MaxMetaSize, 1<<20)
 	def(&c.MaxOutputSize, 16<<20)
 	if c.Outbound.MaxResponse <= 0 {
@@ -153,7 +161,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	bg, stop := context.WithCancel(context.Background())
 	e.life, e.stop = bg, stop
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
-	e.held = newHeldJobs(cfg.MaxJobs, cfg.MaxCallerJobs)
+	e.held = newHeldJobs(held{cfg.MaxJobs, cfg.MaxJobBytes}, held{cfg.MaxCallerJobs, cfg.MaxCallerBytes})
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
 	if err := e.recover(ctx); err != nil {
 		stop()

@@ -158,8 +158,8 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 		return nil, venue.Errorf(venue.EINVALID, "Operation %s needs adapter '%s', which this venue does not run", req.Operation, op.Adapter)
 	}
 	if req.Parent != nil {
-		e.held.add(c.DID)
-	} else if err := e.held.take(c.DID); err != nil {
+		e.held.add(c.DID, len(input))
+	} else if err := e.held.take(c.DID, len(input)); err != nil {
 		return nil, err
 	}
 	now := e.ms()
@@ -305,7 +305,7 @@ func (j *job) snapshotTicket() (*venue.Job, *ticket) {
 func (e *Engine) abandon(j *job) {
 	e.jobs.drop(j)
 	e.unfinished.Add(-1)
-	e.held.give(j.caller.DID)
+	e.held.give(j.caller.DID, len(j.input))
 }
 
 // storeFailed words a failed write of a job record; an unavailable store

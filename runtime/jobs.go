@@ -245,7 +245,7 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	}
 	e.jobs.put(j)
 	e.unfinished.Add(1)
-	e.held.add(c.DID) // admitted where it started: never refused
+	e.held.add(c.DID, len(j.input)) // admitted where it started: never refused
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err != nil {

@@ -68,3 +68,24 @@ func TestEngine_HeldJobsBound(t *testing.T) {
 		t.Fatalf("after a cancel: %v, want room for one more", err)
 	}
 }
+
+// TestEngine_HeldInputBound: the bytes of the inputs a caller's unfinished
+// jobs hold are bounded too, and a job's end gives its bytes back.
+func TestEngine_HeldInputBound(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.MaxCallerBytes = 100 })
+	input := json.RawMessage(`{"pad": "` + strings.Repeat("x", 50) + `"}`) // 61 bytes
+	first, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: input})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: input})
+	if venue.ErrorCode(err) != venue.ETOOMANY || !strings.Contains(venue.ErrorMessage(err), "would pass the limit of 100 bytes") {
+		t.Fatalf("a second job past the caller's bytes: %v (code %s)", err, venue.ErrorCode(err))
+	}
+	if _, err := h.Cancel(h.alice, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: input}); err != nil {
+		t.Fatalf("after a cancel: %v", err)
+	}
+}

@@ -29,6 +29,8 @@ type Config struct {
 	CallerWorkers  int               `json:"callerWorkers"`  // jobs of one caller executing at once; default 3/4 of workers
 	MaxJobs        int               `json:"maxJobs"`        // unfinished jobs this node holds at once; default 20000
 	MaxCallerJobs  int               `json:"maxCallerJobs"`  // of them, one caller's; default 5000
+	MaxJobBytes    int64             `json:"maxJobBytes"`    // bytes of input they hold together; default 256 MiB
+	MaxCallerBytes int64             `json:"maxCallerBytes"` // of them, one caller's jobs'; default 64 MiB
 	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
@@ -148,7 +150,8 @@ func hostList(v string) []string {
 
 // applyEnvNumbers applies the numeric VENUE_* overrides.
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
-	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes} {
+	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes,
+		"VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
@@ -239,7 +242,7 @@ func (c Config) validate() error {
 		key   string
 		value int64
 	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
-		{"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
+		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
 		}

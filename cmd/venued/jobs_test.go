@@ -152,7 +152,7 @@ func TestREST_HeldJobsBound(t *testing.T) {
 	}
 	third := newClient(m)
 	third.token = newUser(t).token(t, m)
-	if r := third.do(t, "POST", "/api/v1/invoke", never); r.status != 503 || !strings.Contains(r.errorText(t), "limit of 2 unfinished jobs") {
+	if r := third.do(t, "POST", "/api/v1/invoke", never); r.status != 503 || !strings.Contains(r.errorText(t), "limit of unfinished jobs (2 jobs") {
 		t.Fatalf("past the venue's bound: %d %s, want 503", r.status, r.body)
 	}
 }

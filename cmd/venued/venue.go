@@ -196,6 +196,7 @@ func apiFirst(api, doors http.Handler) http.Handler {
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
 		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), MaxJobs: m.Config.MaxJobs, MaxCallerJobs: m.Config.MaxCallerJobs,
+		MaxJobBytes: m.Config.MaxJobBytes, MaxCallerBytes: m.Config.MaxCallerBytes,
 		JobTimeout:     m.Config.jobTimeout(),
 		MaxContentSize: m.Config.MaxContentSize, Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
