@@ -47,6 +47,9 @@ func main() {
 		// one trades a few MB for about a tenth of the CPU under load.
 		debug.SetGCPercent(400)
 	}
+	if limit := gcMemoryLimit(os.Getenv, os.ReadFile); limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := serve(ctx, NewMain(cfg), nil)
 	stop()
