@@ -1,6 +1,7 @@
 package runtime_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -131,4 +132,57 @@ func TestEngine_CountIsPerCaller(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestEngine_CountJobsByStatus: j grouped by status is counted by the
+// store, which answers as grouping the records does (the same records
+// pinned as a map and grouped are the reference) and has no cap, so a
+// caller with more jobs than one read gathers gets an answer too.
+func TestEngine_CountJobsByStatus(t *testing.T) {
+	h := mustEngine(t)
+	for range 2 {
+		h.invoke(t, "v/test/ops/echo", `{}`, time.Minute)
+	}
+	h.invoke(t, "v/test/ops/error", `{}`, time.Minute)
+	h.invoke(t, "v/test/ops/ask", `{"question": "Which colour?"}`, time.Minute) // waits in INPUT_REQUIRED
+	for _, tc := range []struct {
+		name   string
+		caller context.Context
+		want   string
+	}{
+		{"a caller with jobs in several statuses", h.alice,
+			`{"exists":true,"count":4,"groups":{"COMPLETE":{"count":2},"FAILED":{"count":1},"INPUT_REQUIRED":{"count":1}}}`},
+		{"a caller with no jobs", h.bob, `{"exists":true,"count":0,"groups":{}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			jobs, err := h.Read(tc.caller, "j", 0)
+			if err != nil || jobs.Truncated {
+				t.Fatalf("read j: %+v, %v", jobs, err)
+			}
+			pin(t, h, "w/jobs-copy", string(jobs.Value))
+			byRecords, err := h.Count(h.alice, "w/jobs-copy", "status")
+			if err != nil {
+				t.Fatal(err)
+			}
+			byStore, err := h.Count(tc.caller, "j", "status")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(byRecords)
+			if got, _ := json.Marshal(byStore); string(got) != string(want) || string(got) != tc.want {
+				t.Fatalf("j by status = %s; its records grouped = %s; want %s", got, want, tc.want)
+			}
+		})
+	}
+	t.Run("more jobs than a read gathers", func(t *testing.T) {
+		writeDoneJobs(t, h.store, "did:key:bob", 1500)
+		res, err := h.Count(h.bob, "j", "status")
+		if got, _ := json.Marshal(res); err != nil || string(got) != `{"exists":true,"count":1500,"groups":{"COMPLETE":{"count":1500}}}` {
+			t.Fatalf("j by status = %s, %v", got, err)
+		}
+		_, err = h.Count(h.bob, "j", "operation") // any other field still reads the records
+		if msg := venue.ErrorMessage(err); !strings.Contains(msg, "more than 1000 entries") {
+			t.Fatalf("j by operation: %v", err)
+		}
+	})
 }

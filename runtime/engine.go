@@ -120,6 +120,7 @@ type Engine struct {
 	life       context.Context // ends when the engine closes
 	stop       context.CancelFunc
 	http       *outbound.Client
+	counts     *recounts // what /status counts, reused for a while
 }
 
 // New builds an engine over deps.Store, loading or creating the venue key,
@@ -160,6 +161,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	bg, stop := context.WithCancel(context.Background())
 	e.life, e.stop = bg, stop
+	e.counts = newRecounts(bg, e.now, recountKeys)
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
 	e.held = newHeldJobs(held{cfg.MaxJobs, cfg.MaxJobBytes}, held{cfg.MaxCallerJobs, cfg.MaxCallerBytes})
 	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)

@@ -6,12 +6,13 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// Stats counts what the venue holds.
+// Stats counts what the venue holds. The counts of rows (all but Ops) may
+// be some seconds old: see recounts.
 type Stats struct {
-	Assets   int `json:"assets"`
-	Users    int `json:"users"`
-	Ops      int `json:"ops"`
-	UserJobs int `json:"userJobs"` // the caller's own jobs
+	Assets   int `json:"assets" doc:"Assets registered on the venue; may be a few seconds old"`
+	Users    int `json:"users" doc:"Callers that have used the venue; may be a few seconds old"`
+	Ops      int `json:"ops" doc:"Operations in the catalog, the caller's bridged MCP tools included"`
+	UserJobs int `json:"userJobs" doc:"The caller's own jobs (everyone without a token shares one caller); may be a few seconds old"`
 }
 
 // Status describes the venue.
@@ -25,20 +26,28 @@ type Status struct {
 	Stats   Stats  `json:"stats"`
 }
 
-// Status reports the venue's identity and counts.
+// Status reports the venue's identity and counts. A count is reused for
+// 20 times as long as it took, at least a second, so that polling /status
+// costs little however many rows there are.
 func (e *Engine) Status(ctx context.Context) (*Status, error) {
-	_, assets, err := e.store.ListAssets(ctx, 0, 0)
+	assets, err := e.counts.get(ctx, "assets", func(ctx context.Context) (int, error) {
+		_, n, err := e.store.ListAssets(ctx, 0, 0)
+		return n, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	users, err := e.store.CountUsers(ctx)
+	users, err := e.counts.get(ctx, "users", e.store.CountUsers)
 	if err != nil {
 		return nil, err
 	}
 	s := &Status{DID: e.id.DID, URL: e.id.BaseURL, Name: e.cfg.Name, Version: e.cfg.Version,
 		Status: "OK", TS: e.ms(), Stats: Stats{Assets: assets, Users: users, Ops: len(e.cat.ordered)}}
 	if c, ok := venue.CallerFrom(ctx); ok {
-		_, s.Stats.UserJobs, err = e.store.ListJobs(ctx, c.DID, 0, 0, false)
+		s.Stats.UserJobs, err = e.counts.get(ctx, "jobs of "+c.DID, func(ctx context.Context) (int, error) {
+			_, n, err := e.store.ListJobs(ctx, c.DID, 0, 0, false)
+			return n, err
+		})
 	}
 	return s, err
 }

@@ -53,6 +53,10 @@ type JobStore interface {
 	// owner's total. Records are filled only if withRecords is set.
 	ListJobs(ctx context.Context, owner string, offset, limit int, withRecords bool) ([]JobRow, int, error)
 
+	// JobStatusCounts counts the owner's jobs by status, from one snapshot;
+	// a status none of them has is left out.
+	JobStatusCounts(ctx context.Context, owner string) (map[venue.JobStatus]int, error)
+
 	// DeleteJob removes the owner's job and its messages.
 	// Returns ENOTFOUND if the owner has no such job.
 	DeleteJob(ctx context.Context, owner string, id venue.JobID) error

@@ -25,7 +25,8 @@ type CountValuesOutput struct {
 // names: the reference venue's clients call both.
 const countDoc = "Counts the keys of a map or the elements of a vector (j and a from the store's totals). " +
 	"With groupBy, also counts the entries by that field's value: a string as itself, anything else as its JSON text (\"3\", \"true\"), " +
-	"entries without the field (or not objects) under \"null\"; at most 1000 groups, and j or a only while they hold at most 1000 entries. " +
+	"entries without the field (or not objects) under \"null\"; at most 1000 groups, and j or a only while they hold at most 1000 entries, " +
+	"except j by status, which the store counts however many jobs there are. " +
 	"An absent path or a scalar is {\"exists\": false}. /values/count and /values/aggregate are the same."
 
 func (s *Server) registerCount() {

@@ -12,7 +12,7 @@ import (
 
 // InspectValuesInput names the paths to preview and how.
 type InspectValuesInput struct {
-	Paths   []string `query:"path,explode" required:"true" minItems:"1" maxItems:"1000" doc:"Lattice path to preview; repeat the parameter for several (path=w/a&path=w/b): a comma belongs to the path" example:"w/notes"`
+	Paths   []string `query:"path,explode" required:"true" minItems:"1" maxItems:"1000" doc:"Lattice path to preview; repeat the parameter for several (path=w/a&path=w/b), at most 1000: a comma belongs to the path. A path given again is read once and previewed alike on each of its lines" example:"w/notes"`
 	Budget  int      `query:"budget" minimum:"0" default:"500" doc:"Bytes of preview text for all the paths together, shared equally (at least 10 each); 0 means the default"`
 	Compact bool     `query:"compact" doc:"No spaces after ':' and ','"`
 }

@@ -181,6 +181,8 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 			{"an absent path", []string{"w/inspect/none"}, 0, false, false},
 			{"a path with a comma", []string{"w/inspect/a,b"}, 0, false, false},
 			{"several paths share the budget", []string{"w/inspect/list", "w/inspect/doc", "w/inspect/none"}, 90, false, false},
+			{"a path listed again", []string{"w/inspect/doc", "w/inspect/list", "w/inspect/doc"}, 300, false, false},
+			{"the caller's jobs listed again", []string{"j", "w/inspect/list", "j", "j"}, 400, false, false},
 			{"a budget of 0 is the default", []string{"w/inspect/doc"}, 0, false, true},
 			{"a budget under 10 is 10", []string{"w/inspect/doc"}, 5, false, true},
 		} {
@@ -230,6 +232,7 @@ func TestREST_ValuesInspectRefuses(t *testing.T) {
 			{"a budget that is not a number", "path=w/x&budget=lots", "=Invalid integer query parameter 'budget': lots"},
 			{"a malformed path", "path=w//x", "empty segment"},
 			{"an unknown namespace", "path=w/x&path=q/y", "unknown namespace"},
+			{"more than 1000 paths, repeats included", strings.Repeat("path=w/x&", 1001) + "budget=10", "query.path: expected array length <= 1000"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				r := c.do(t, "GET", "/api/v1/values/inspect?"+tc.query, nil)

@@ -14,9 +14,10 @@ const (
 	MinBudget     = 10
 )
 
-// MaxPaths bounds the paths of one inspect: each is a read of up to
-// ReadMax bytes, and at the smallest budget a thousand previews are already
-// more than anyone reads.
+// MaxPaths bounds the paths of one inspect, repeats included: at the
+// smallest budget a thousand previews are already more than anyone reads.
+// A path listed again costs no read, and the reads of the different ones
+// are bounded by ReadTotal.
 const MaxPaths = 1000
 
 // ReadMax is the largest value inspect reads whole; a larger one is
@@ -61,7 +62,8 @@ type Options struct {
 
 // Inspect previews the value at each path, in an equal share of the budget
 // (at least MinBudget each), one line a path. An absent path previews as
-// an /* absent */ note.
+// an /* absent */ note. A path listed again is read and rendered once: it
+// shows the same text on every line it has, and costs no read.
 // It needs 1 to MaxPaths paths.
 func Inspect(ctx context.Context, r Reader, paths []string, opts Options) (string, error) {
 	if len(paths) == 0 || len(paths) > MaxPaths {
@@ -75,10 +77,15 @@ func Inspect(ctx context.Context, r Reader, paths []string, opts Options) (strin
 	left := ReadTotal
 	in := inspection{ctx: ctx, r: r, render: NewRenderer(opts.Compact, nil), readLeft: &left}
 	lines := make([]string, len(paths))
+	previews := make(map[string]string, len(paths))
 	for i, path := range paths {
-		text, err := in.path(path, share)
-		if err != nil {
-			return "", err
+		text, seen := previews[path]
+		if !seen {
+			var err error
+			if text, err = in.path(path, share); err != nil {
+				return "", err
+			}
+			previews[path] = text
 		}
 		lines[i] = text
 		if opts.Label {
@@ -103,7 +110,7 @@ func (in inspection) path(path string, budget int) (string, error) {
 		return "…" + in.render.note(fmt.Sprintf("not read: the inspect has read its %d bytes", ReadTotal)), nil
 	}
 	res, err := in.r.Read(in.ctx, path, min(ReadMax, *in.readLeft))
-	*in.readLeft -= max(len(res.Value), res.Size)
+	*in.readLeft -= readCost(res)
 	switch {
 	case err != nil:
 		return "", err
@@ -117,6 +124,18 @@ func (in inspection) path(path string, budget int) (string, error) {
 		return "", fmt.Errorf("value at %s: %v", path, err)
 	}
 	return in.render.value(v, budget), nil
+}
+
+// readCost is what a read counts against ReadTotal: the value's full size,
+// read whole or not. A value too large whose size is unknown (j or a past
+// what one read gathers, which the engine gathers before it knows) counts
+// as ReadMax, or a thousand such paths would count for nothing and each
+// gather a thousand records and count the rest.
+func readCost(res ReadResult) int {
+	if res.Truncated && res.Size == 0 {
+		return ReadMax
+	}
+	return max(len(res.Value), res.Size)
 }
 
 // large describes a value too big to read whole, from its listing.

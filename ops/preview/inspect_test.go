@@ -3,6 +3,7 @@ package preview
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -132,7 +133,7 @@ func TestInspect_ReadsAtMostReadTotal(t *testing.T) {
 	read := 0
 	paths := make([]string, 40)
 	for i := range paths {
-		paths[i] = "w/v"
+		paths[i] = fmt.Sprintf("w/v%d", i)
 	}
 	text, err := Inspect(context.Background(), sizedReader{n: ReadMax - 10, read: &read}, paths, Options{Budget: 4000})
 	if err != nil {
@@ -155,4 +156,94 @@ func TestInspect_ReadsAtMostReadTotal(t *testing.T) {
 			t.Fatalf("%d paths not read, want all but the first two (16 MB of 8 MB values)", got)
 		}
 	})
+}
+
+// countingReader counts the reads and listings it passes on.
+type countingReader struct {
+	Reader
+	reads, lists int
+}
+
+func (c *countingReader) Read(ctx context.Context, path string, maxSize int) (ReadResult, error) {
+	c.reads++
+	return c.Reader.Read(ctx, path, maxSize)
+}
+
+func (c *countingReader) Keys(ctx context.Context, path string, limit int) (int, []string, error) {
+	c.lists++
+	return c.Reader.Keys(ctx, path, limit)
+}
+
+// TestInspect_ReadsARepeatedPathOnce: a path listed again is read and
+// listed once, and each of its lines shows what the path shows in a list
+// of different paths of the same length.
+func TestInspect_ReadsARepeatedPathOnce(t *testing.T) {
+	lattice := fakeReader{
+		values: map[string]string{"w/a": `{"a":1,"b":[true,null]}`, "w/s": `"hello"`, "w/t": `"there"`},
+		big:    map[string]ReadResult{"j": {Exists: true, Truncated: true, Type: "Map"}}, // past what one read gathers
+		keys:   func(string, int) (int, []string, error) { return 800_000, []string{"0x01"}, nil },
+	}
+	thousand := make([]string, MaxPaths)
+	for i := range thousand {
+		thousand[i] = "j"
+	}
+	for _, tc := range []struct {
+		name                 string
+		paths, distinct      []string // distinct: as many different paths, whose lines the repeats take
+		from                 []int    // which line of distinct each line of paths shows
+		wantReads, wantLists int
+	}{
+		{"a path twice among others", []string{"w/a", "w/s", "w/a"}, []string{"w/a", "w/s", "w/t"}, []int{0, 1, 0}, 2, 0},
+		{"j a thousand times", thousand, nil, nil, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &countingReader{Reader: lattice}
+			got, err := Inspect(context.Background(), r, tc.paths, Options{Budget: 90, Label: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.reads != tc.wantReads || r.lists != tc.wantLists {
+				t.Fatalf("%d reads and %d listings, want %d and %d", r.reads, r.lists, tc.wantReads, tc.wantLists)
+			}
+			lines := strings.Split(got, "\n")
+			if tc.distinct == nil {
+				if len(lines) != len(tc.paths) || strings.Count(got, "j: {… /* 800000 keys") != len(tc.paths) {
+					t.Fatalf("%d lines, not one preview of j each: %.200q", len(lines), got)
+				}
+				return
+			}
+			apart, err := Inspect(context.Background(), lattice, tc.distinct, Options{Budget: 90, Label: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := strings.Split(apart, "\n")
+			for i, k := range tc.from {
+				if lines[i] != want[k] {
+					t.Fatalf("line %d is %q, want %q", i, lines[i], want[k])
+				}
+			}
+		})
+	}
+}
+
+// TestInspect_CountsValuesOfUnknownSize: a value too large whose size the
+// reader does not know (j or a past what one read gathers, under a
+// thousand names such as did:x1/a, did:x2/a, ...) counts as ReadMax
+// against ReadTotal, so one inspect makes at most ReadTotal/ReadMax such
+// reads.
+func TestInspect_CountsValuesOfUnknownSize(t *testing.T) {
+	paths := make([]string, MaxPaths)
+	big := map[string]ReadResult{}
+	for i := range paths {
+		paths[i] = fmt.Sprintf("did:x%d/a", i)
+		big[paths[i]] = ReadResult{Exists: true, Truncated: true, Type: "Map"}
+	}
+	r := &countingReader{Reader: fakeReader{big: big, keys: func(string, int) (int, []string, error) { return 5000, nil, nil }}}
+	text, err := Inspect(context.Background(), r, paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ReadTotal / ReadMax; r.reads != want || r.lists != want || strings.Count(text, "not read") != len(paths)-want {
+		t.Fatalf("%d reads, %d listings, %d paths not read; want %d, %d and the rest", r.reads, r.lists, strings.Count(text, "not read"), want, want)
+	}
 }

@@ -222,6 +222,36 @@ func testListJobs(t *testing.T, s runtime.Store) {
 	}
 }
 
+func testJobStatusCounts(t *testing.T, s runtime.Store) {
+	moving := job(newJobID(), alice, venue.StatusPending, 1, "moves")
+	mustWrite(t, s, moving, job(newJobID(), alice, venue.StatusPending, 1, "p"), job(newJobID(), bob, venue.StatusPending, 1, "b"))
+	for i := range 3 {
+		mustWrite(t, s, job(newJobID(), alice, venue.StatusComplete, 3, fmt.Sprint(i)))
+	}
+	mustWrite(t, s, job(newJobID(), alice, venue.StatusFailed, 3, "f"))
+	mustWrite(t, s, job(moving.ID, alice, venue.StatusStarted, 2, "moved"))
+	for _, tc := range []struct {
+		name  string
+		owner string
+		want  map[venue.JobStatus]int
+	}{
+		{"by the status each job has now", alice, map[venue.JobStatus]int{
+			venue.StatusPending: 1, venue.StatusStarted: 1, venue.StatusComplete: 3, venue.StatusFailed: 1}},
+		{"another owner's own", bob, map[venue.JobStatus]int{venue.StatusPending: 1}},
+		{"an owner with no jobs has no statuses", "did:key:nobody", map[venue.JobStatus]int{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := s.JobStatusCounts(t.Context(), tc.owner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func checkPage(t *testing.T, got []runtime.JobRow, want []venue.JobID, byID map[venue.JobID]runtime.JobRow, withRecords bool) {
 	t.Helper()
 	if len(got) != len(want) {

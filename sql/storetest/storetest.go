@@ -24,6 +24,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"WriteJobsRace", testWriteJobsRace},
 		{"Job", testJob},
 		{"ListJobs", testListJobs},
+		{"JobStatusCounts", testJobStatusCounts},
 		{"UnfinishedJobs", testUnfinishedJobs},
 		{"DeleteJob", testDeleteJob},
 		{"JobMessages", testJobMessages},
