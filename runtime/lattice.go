@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -166,17 +164,29 @@ func (e *Engine) sliceUpTo(ctx context.Context, path string, offset, limit, maxS
 		return e.sliceAssets(ctx, res, maxSize)
 	}
 	if storedNamespace(p) {
-		err := e.sliceStored(ctx, c.DID, p.String(), res, maxSize)
-		if !errors.Is(err, errWhole) {
-			return res, err
-		}
-		res.Count, res.Values = 0, res.Values[:0] // a write replaced the rows meanwhile
+		return e.sliceRows(ctx, c.DID, p.String(), res, maxSize)
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
 		return res, err
 	}
-	return res, slicePage(v, res, e.pageBudget(p.String(), offset, maxSize))
+	return res, e.slicePage(v, res, e.pageBudget(p.String(), offset, maxSize))
+}
+
+// sliceRows pages the map assembled from the caller's rows below path as
+// they stream (sliceStored), or else the value stored whole at path or an
+// ancestor, from the row the stream began with.
+func (e *Engine) sliceRows(ctx context.Context, owner, path string, res *SliceResult, maxSize int) (*SliceResult, error) {
+	whole, err := e.sliceStored(ctx, owner, path, res, maxSize)
+	if !errors.Is(err, errWhole) {
+		return res, err
+	}
+	res.Count, res.Values = 0, res.Values[:0] // a write replaced the rows meanwhile
+	v, ok := assemble([]ValueRow{whole}, path)
+	if !ok {
+		return res, nil
+	}
+	return res, e.slicePage(v, res, e.pageBudget(path, res.Offset, maxSize))
 }
 
 // callerAt returns whose namespace path reads (see callerFor) and the
@@ -245,35 +255,34 @@ func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult, maxSize int)
 	return res, nil
 }
 
-// slicePage fills res with a page of the map or vector v, within budget.
-func slicePage(v json.RawMessage, res *SliceResult, budget *pageBudget) error {
+// slicePage fills res with a page of the map or vector v, within budget
+// (see entries.go).
+func (e *Engine) slicePage(v json.RawMessage, res *SliceResult, budget *pageBudget) error {
 	res.Exists, res.Type = true, typeOf(v)
-	switch res.Type {
-	case "Map":
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(v, &m); err != nil {
+	if res.Type != "Map" && res.Type != "Vector" {
+		return nil
+	}
+	x, err := e.indexes.index(v)
+	if err != nil {
+		return err
+	}
+	res.Count = x.count()
+	for i := res.Offset; i < min(x.count(), res.Offset+res.Limit); i++ {
+		key, value := strconv.Itoa(i), json.RawMessage(nil)
+		if x.isMap {
+			key, value = x.member(v, i)
+		} else {
+			value = x.element(v, i)
+		}
+		if err := budget.take(key, len(value)); err != nil {
 			return err
 		}
-		keys := slices.Sorted(maps.Keys(m))
-		res.Count = len(keys)
-		for _, k := range page(keys, res.Offset, res.Limit) {
-			if err := budget.take(k, len(m[k])); err != nil {
-				return err
-			}
-			res.Values = append(res.Values, entry(k, m[k]))
+		if x.isMap {
+			value = entry(key, value)
+		} else {
+			value = bytes.Clone(value) // not the whole text's memory held by the answer
 		}
-	case "Vector":
-		var a []json.RawMessage
-		if err := json.Unmarshal(v, &a); err != nil {
-			return err
-		}
-		res.Count = len(a)
-		for i, el := range page(a, res.Offset, res.Limit) {
-			if err := budget.take(strconv.Itoa(res.Offset+i), len(el)); err != nil {
-				return err
-			}
-			res.Values = append(res.Values, el)
-		}
+		res.Values = append(res.Values, value)
 	}
 	return nil
 }
@@ -427,20 +436,31 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 	if err != nil || !ok {
 		return res, err
 	}
+	return res, e.listPage(v, res, limit)
+}
+
+// listPage fills res with a page of the keys of the map v, or the count of
+// the vector v (see entries.go). Text that is not JSON lists as empty, as
+// it did when it was decoded.
+func (e *Engine) listPage(v json.RawMessage, res *ListResult, limit int) error {
 	res.Exists, res.Type = true, typeOf(v)
-	switch res.Type {
-	case "Map":
-		var m map[string]json.RawMessage
-		json.Unmarshal(v, &m)
-		keys := slices.Sorted(maps.Keys(m))
-		res.Count, res.Keys = len(keys), page(keys, offset, limit)
-		if res.Keys == nil {
-			res.Keys = []string{}
-		}
-	case "Vector":
-		var a []json.RawMessage
-		json.Unmarshal(v, &a)
-		res.Count = len(a)
+	if res.Type != "Map" && res.Type != "Vector" {
+		return nil
 	}
-	return res, nil
+	if res.Type == "Map" {
+		res.Keys = []string{}
+	}
+	x, err := e.indexes.index(v)
+	if venue.ErrorCode(err) == venue.ETOOLARGE {
+		return err
+	}
+	if err != nil {
+		return nil
+	}
+	res.Count = x.count()
+	for i := res.Offset; x.isMap && i < min(x.count(), res.Offset+limit); i++ {
+		k, _ := x.member(v, i)
+		res.Keys = append(res.Keys, k)
+	}
+	return nil
 }

@@ -1,0 +1,91 @@
+package runtime_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// largeMap is a map of n entries, over the size whose index the engine
+// keeps, with keys written in reverse order, some escaped, and extra, a
+// member giving key k000000 again (as values stored before the venue
+// refused such text may).
+func largeMap(n int, extra string) string {
+	var b strings.Builder
+	b.WriteString(`{`)
+	for i := n - 1; i >= 0; i-- {
+		k := fmt.Sprintf("k%06d", i)
+		if i%7 == 0 {
+			k = `\u006b` + k[1:] // "k", escaped
+		}
+		fmt.Fprintf(&b, `"%s":{"n":%d,"s":"<%d>"},`, k, i, i%3)
+	}
+	b.WriteString(`"k000000":` + extra + `}`)
+	return b.String()
+}
+
+// decodedPage is what a page of text is by decoding it: keys sorted, the
+// last of a key's members, each entry as slice gives it.
+func decodedPage(t *testing.T, text string, offset, limit int) (int, []string, []string) {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := slices.Sorted(maps.Keys(m))
+	keys = keys[min(offset, len(keys)):min(offset+limit, len(keys))]
+	var entries []string
+	for _, k := range keys {
+		b, _ := json.Marshal(map[string]any{"key": k, "value": m[k]})
+		entries = append(entries, string(b))
+	}
+	return len(m), keys, entries
+}
+
+// TestEngine_PagesOfALargeValue pages a large map stored whole, at its path
+// and inside a value stored above it, through slice, list and count, as
+// decoding it pages it; a change of the value, even one keeping its
+// length, is paged as it is now.
+func TestEngine_PagesOfALargeValue(t *testing.T) {
+	h := mustEngine(t)
+	before := largeMap(3000, `{"n":-1,"s":"<0>"}`)
+	after := largeMap(3000, `{"n":-2,"s":"<0>"}`)
+	if len(before) != len(after) || len(before) < 64<<10 {
+		t.Fatalf("texts of %d and %d bytes", len(before), len(after))
+	}
+	for _, tc := range []struct {
+		name, at, path, wrap string
+	}{
+		{"stored at its path", "w/big", "w/big", "%s"},
+		{"stored inside a value above", "w/outer", "w/outer/in/big", `{"in":{"big":%s,"z":1}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, text := range []string{before, before, after} {
+				pin(t, h, tc.at, fmt.Sprintf(tc.wrap, text))
+				for _, q := range [][2]int{{0, 5}, {1500, 1000}, {2998, 10}, {5000, 10}} {
+					count, keys, entries := decodedPage(t, text, q[0], q[1])
+					s, err := h.Slice(h.alice, tc.path, q[0], q[1])
+					if err != nil || s.Count != count || len(s.Values) != len(entries) {
+						t.Fatalf("slice %v: %d entries of %d, %v; want %d of %d", q, len(s.Values), s.Count, err, len(entries), count)
+					}
+					for i, v := range s.Values {
+						if !jsonEqual(string(v), entries[i]) {
+							t.Fatalf("slice %v: entry %d is %s, want %s", q, i, v, entries[i])
+						}
+					}
+					l, err := h.List(h.alice, tc.path, q[0], q[1])
+					if err != nil || l.Count != count || !slices.Equal(l.Keys, keys) && len(keys) > 0 {
+						t.Fatalf("list %v: %d keys of %d, %v; want %d of %d", q, len(l.Keys), l.Count, err, len(keys), count)
+					}
+				}
+				c, err := h.Count(h.alice, tc.path, "s")
+				if err != nil || *c.Count != 3000 || c.Groups["<0>"].Count != 1000 || c.Groups["<1>"].Count != 1000 {
+					t.Fatalf("count %+v %v", c, err)
+				}
+			}
+		})
+	}
+}
