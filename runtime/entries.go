@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
@@ -38,6 +39,7 @@ import (
 type entryIndex struct {
 	isMap bool
 	at    []int32 // where each entry starts: a member's key, or an element
+	twice bool    // some key is given more than once
 }
 
 // count is how many entries the value has.
@@ -64,6 +66,25 @@ func (x *entryIndex) value(text []byte, i int) json.RawMessage {
 	return x.element(text, i)
 }
 
+// find returns the value of the member key of the map text, as walk finds
+// it, when the index can tell (known): walk takes the first member giving
+// a key, the index the last, so a map giving a key twice is left to walk.
+// A key that is a path segment is never one that decodes otherwise than
+// walk compares it (plainKey and keyIs differ on invalid UTF-8 alone).
+func (x *entryIndex) find(text []byte, key string) (value json.RawMessage, found, known bool) {
+	if x == nil || !x.isMap || x.twice {
+		return nil, false, false
+	}
+	i, found := slices.BinarySearchFunc(x.at, key, func(at int32, key string) int {
+		return strings.Compare(decodeKey(text[at:stringEnd(text, int(at))]), key)
+	})
+	if !found {
+		return nil, false, true
+	}
+	_, value = x.member(text, i)
+	return value, true, true
+}
+
 // memberValueAt returns the value of the member whose key ends at ke.
 func memberValueAt(text []byte, ke int) json.RawMessage {
 	vs := memberValueStart(text, ke)
@@ -88,7 +109,9 @@ func indexEntries(text []byte) (*entryIndex, error) {
 		return nil, venue.Errorf(venue.ETOOLARGE, "A value of %d bytes is too large to page", len(text))
 	}
 	if typeOf(text) == "Map" {
-		return &entryIndex{isMap: true, at: indexMap(text)}, nil
+		n := 0
+		at := indexMap(text, &n)
+		return &entryIndex{isMap: true, at: at, twice: n > len(at)}, nil
 	}
 	return &entryIndex{at: itemStarts(text, false)}, nil
 }
@@ -130,9 +153,11 @@ func keyPrefix(key []byte) uint64 {
 }
 
 // indexMap returns where the members of the object text start, in key
-// order, the last of the members giving one key alone.
-func indexMap(text []byte) []int32 {
+// order, the last of the members giving one key alone, and counts all
+// the members in n.
+func indexMap(text []byte, n *int) []int32 {
 	starts := itemStarts(text, true)
+	*n = len(starts)
 	keys := make([]sortKey, len(starts))
 	var decoded []byte
 	for i, start := range starts {

@@ -98,7 +98,7 @@ func BenchmarkListPage(b *testing.B) {
 		e := testEngine()
 		b.ReportAllocs()
 		for b.Loop() {
-			if err := e.listPage(text, &ListResult{}, 10); err != nil {
+			if _, err := e.listPage(text, &ListResult{}, 10); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	venue "github.com/gridvenue/venue"
 )
 
 // The functions pages used before entries.go, kept as the oracle the
@@ -103,10 +105,11 @@ func sameAnswers(t *testing.T, e *Engine, text string, queries []pageQuery) {
 		}
 		wantL, gotL := &ListResult{Offset: q.offset}, &ListResult{Offset: q.offset}
 		decodedListPage(v, wantL, q.limit)
-		if err := e.listPage(v, gotL, q.limit); err != nil || !reflect.DeepEqual(gotL, wantL) {
+		if _, err := e.listPage(v, gotL, q.limit); err != nil || !reflect.DeepEqual(gotL, wantL) {
 			t.Fatalf("list %+v of %.200s:\n got %+v, %v\nwant %+v", q, text, gotL, err, wantL)
 		}
 	}
+	sameFinds(t, e, v)
 	for _, field := range [][]string{{"a"}, {"a", "b"}} {
 		wantG, wantN, wantOK := decodedGroups(v, field)
 		x, ok := e.entriesOf(v)
@@ -119,6 +122,36 @@ func sameAnswers(t *testing.T, e *Engine, text string, queries []pageQuery) {
 		gotG, gotOK := groupEntries(x.count(), func(i int) json.RawMessage { return x.value(v, i) }, field)
 		if x.count() != wantN || gotOK != wantOK || !reflect.DeepEqual(gotG, wantG) {
 			t.Fatalf("groups by %v of %.200s: %d %v %v, want %d %v %v", field, text, x.count(), gotG, gotOK, wantN, wantG, wantOK)
+		}
+	}
+}
+
+// sameFinds fails t unless the index finds each key of the map v, and
+// some it lacks, as walk does, or leaves it to walk.
+func sameFinds(t *testing.T, e *Engine, v json.RawMessage) {
+	t.Helper()
+	x, err := e.indexes.index(v)
+	if err != nil || !x.isMap {
+		return
+	}
+	keys := []string{"", "a", "zz", "\u0061", "k/1"}
+	for i := 0; i < x.count(); i += 1 + x.count()/100 {
+		k, _ := x.member(v, i)
+		keys = append(keys, k, k+"x")
+	}
+	for _, k := range keys {
+		if _, err := venue.ParsePath("w/" + k); err != nil {
+			continue // no path segment
+		}
+		got, found, known := x.find(v, k)
+		if !known && !x.twice {
+			t.Fatalf("find %q in %.200s: unknown, though no key is given twice", k, v)
+		}
+		if !known {
+			continue
+		}
+		if want, ok := walk(v, []string{k}); found != ok || string(got) != string(want) {
+			t.Fatalf("find %q in %.200s: %s %v, walk %s %v", k, v, got, found, want, ok)
 		}
 	}
 }
@@ -166,7 +199,8 @@ func TestEntryIndex_AnswersAsDecoding(t *testing.T) {
 	}
 }
 
-// TestEntryIndex_LargeValuesAnswerAsDecoding runs random maps and vectors
+// TestEntryIndex_LargeValuesAnswerAsDecoding runs random maps (a third of
+// them giving no key twice, so that the index finds keys) and vectors
 // large enough for their index to be kept, each asked twice, from the kept
 // index the second time.
 func TestEntryIndex_LargeValuesAnswerAsDecoding(t *testing.T) {
@@ -174,7 +208,7 @@ func TestEntryIndex_LargeValuesAnswerAsDecoding(t *testing.T) {
 	e := testEngine()
 	for i := range 12 {
 		n := 200 + r.Intn(6000)
-		text := randomMap(r, n)
+		text := randomMap(r, n, i%3 == 1)
 		if i%3 == 2 {
 			text = randomVector(r, n)
 		}
@@ -193,7 +227,8 @@ func TestEntryIndex_LargeValuesAnswerAsDecoding(t *testing.T) {
 // plain, escaped, non-ASCII, and what decodes to U+FFFD.
 var randomKeys = []string{`a`, `\u0061`, `b`, `é`, `\u00e9`, `\ud800`, `\ufffd`, "\xff", `\"`, `a\nb`, `日本`, `Z`, `\\`, `k/1`, ``}
 
-func randomMap(r *rand.Rand, n int) string {
+// randomMap is a map of n entries, each key given once if unique.
+func randomMap(r *rand.Rand, n int, unique bool) string {
 	var b strings.Builder
 	b.WriteString("{")
 	for i := range n {
@@ -201,6 +236,9 @@ func randomMap(r *rand.Rand, n int) string {
 			b.WriteString(", "[:1+r.Intn(2)])
 		}
 		k := randomKeys[r.Intn(len(randomKeys))] + strconv.Itoa(r.Intn(n))
+		if unique {
+			k = randomKeys[r.Intn(len(randomKeys))] + strconv.Itoa(i)
+		}
 		fmt.Fprintf(&b, `"%s":%s`, k, randomValue(r))
 	}
 	b.WriteString("}")

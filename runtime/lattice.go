@@ -71,11 +71,22 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 	if err != nil {
 		return nil, err
 	}
+	maxSize = e.readSize(maxSize)
+	v, ok, err := e.valueUpTo(ctx, c, p, maxSize)
+	return readAnswer(p, v, ok, err, maxSize)
+}
+
+// readSize is the bound of a read asked for maxSize bytes.
+func (e *Engine) readSize(maxSize int) int {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxReadSize
 	}
-	maxSize = min(maxSize, e.readCap())
-	v, ok, err := e.valueUpTo(ctx, c, p, maxSize)
+	return min(maxSize, e.readCap())
+}
+
+// readAnswer is what a read of p within maxSize bytes answers when it
+// found v (ok: a value is there) or err.
+func readAnswer(p venue.Path, v json.RawMessage, ok bool, err error, maxSize int) (*ReadResult, error) {
 	if tm := (*errTooMany)(nil); errors.As(err, &tm) {
 		return &ReadResult{Exists: true, Value: json.RawMessage("null"), Type: "Map", Truncated: true}, nil
 	}
@@ -395,32 +406,35 @@ const DefaultListLimit = 1000
 // DefaultListLimit), or the count of a vector; a scalar has a type only.
 // Returns EINVALID for a malformed path or a limit above MaxSliceLimit.
 func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*ListResult, error) {
+	res, _, err := e.list(ctx, path, offset, limit)
+	return res, err
+}
+
+// listedMap is a map a list paged, when it is stored whole (at its path or
+// inside a value above it) in the caller's rows: its text, its index, and
+// how many segments its path has.
+type listedMap struct {
+	text  json.RawMessage
+	index *entryIndex
+	depth int
+}
+
+// list is List, which also returns the map it paged when it is stored
+// whole, for ListFields to read its keys' fields from (see readField).
+func (e *Engine) list(ctx context.Context, path string, offset, limit int) (*ListResult, *listedMap, error) {
 	c, p, err := e.callerAt(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
 	if _, err := sliceLimit(offset, limit); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &ListResult{Offset: offset}
-	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
-		rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
-		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(rows))
-		for i, r := range rows {
-			res.Keys[i] = r.ID.String()
-		}
-		return res, err
-	}
-	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
-		ids, total, err := e.store.ListAssets(ctx, offset, limit)
-		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(ids))
-		for i, id := range ids {
-			res.Keys[i] = id.String()
-		}
-		return res, err
+	if len(p.Segments) == 1 && (p.Namespace() == venue.NSJobs || p.Namespace() == venue.NSAssets) {
+		return res, nil, e.listIDs(ctx, c, p.Namespace(), res, limit)
 	}
 	if storedNamespace(p) {
 		err := e.listStored(ctx, c.DID, p.String(), res, limit)
@@ -428,39 +442,68 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 			if res.Keys == nil && res.Exists {
 				res.Keys = []string{}
 			}
-			return res, err
+			return res, nil, err
 		}
 		res.Count, res.Keys = 0, nil // a write replaced the rows meanwhile
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
-		return res, err
+		return res, nil, err
 	}
-	return res, e.listPage(v, res, limit)
+	x, err := e.listPage(v, res, limit)
+	if x == nil || !storedNamespace(p) {
+		return res, nil, err
+	}
+	return res, &listedMap{text: v, index: x, depth: len(p.Segments)}, err
+}
+
+// listIDs fills res with a page of the ids of the caller's jobs (ns j) or
+// the venue's assets (a), from the store's index.
+func (e *Engine) listIDs(ctx context.Context, c venue.Caller, ns string, res *ListResult, limit int) error {
+	var (
+		ids   []string
+		total int
+		err   error
+	)
+	if ns == venue.NSJobs {
+		var rows []JobRow
+		rows, total, err = e.store.ListJobs(ctx, c.DID, res.Offset, limit, false)
+		for _, r := range rows {
+			ids = append(ids, r.ID.String())
+		}
+	} else {
+		var assets []venue.AssetID
+		assets, total, err = e.store.ListAssets(ctx, res.Offset, limit)
+		for _, id := range assets {
+			ids = append(ids, id.String())
+		}
+	}
+	res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, append([]string{}, ids...)
+	return err
 }
 
 // listPage fills res with a page of the keys of the map v, or the count of
-// the vector v (see entries.go). Text that is not JSON lists as empty, as
-// it did when it was decoded.
-func (e *Engine) listPage(v json.RawMessage, res *ListResult, limit int) error {
+// the vector v (see entries.go), and returns its index. Text that is not
+// JSON lists as empty, as it did when it was decoded.
+func (e *Engine) listPage(v json.RawMessage, res *ListResult, limit int) (*entryIndex, error) {
 	res.Exists, res.Type = true, typeOf(v)
 	if res.Type != "Map" && res.Type != "Vector" {
-		return nil
+		return nil, nil
 	}
 	if res.Type == "Map" {
 		res.Keys = []string{}
 	}
 	x, err := e.indexes.index(v)
 	if venue.ErrorCode(err) == venue.ETOOLARGE {
-		return err
+		return nil, err
 	}
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	res.Count = x.count()
 	for i := res.Offset; x.isMap && i < min(x.count(), res.Offset+limit); i++ {
 		k, _ := x.member(v, i)
 		res.Keys = append(res.Keys, k)
 	}
-	return nil
+	return x, nil
 }

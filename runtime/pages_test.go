@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gridvenue/venue/runtime"
 )
 
 // largeMap is a map of n entries, over the size whose index the engine
@@ -85,6 +87,47 @@ func TestEngine_PagesOfALargeValue(t *testing.T) {
 				if err != nil || *c.Count != 3000 || c.Groups["<0>"].Count != 1000 || c.Groups["<1>"].Count != 1000 {
 					t.Fatalf("count %+v %v", c, err)
 				}
+			}
+		})
+	}
+}
+
+// TestEngine_ListFieldsOfAMapStoredWhole: the fields of a map stored whole
+// are read from the text the list loaded, and answer as a read of each
+// field's path does: keys holding '/' or characters no path holds, fields
+// missing, inside vectors, too large, nested too deep.
+func TestEngine_ListFieldsOfAMapStoredWhole(t *testing.T) {
+	h := mustEngine(t)
+	deep := strings.Repeat("[", 1010) + strings.Repeat("]", 1010)
+	table := `{"ada":{"name":"Ada","meta":{"born":1815},"list":[{"name":"x"}]},` +
+		`"b":{"c":{"name":"below b"}},"b/c":{"name":"slash"},` +
+		`"big":{"name":"` + strings.Repeat("x", 70_000) + `"},"deep":{"name":` + deep + `},` +
+		`"ctl\u0001":{"name":1},"repl\ufffd":{"name":2},"":{"name":3},"..":{"name":4},` +
+		`"num":7,"null":null,"k":{"name":"first"},"k":{"name":"last"}}`
+	fields := []string{"name", "meta/born", "list/0/name", "list/1"}
+	for _, tc := range []struct{ name, at, path, wrap string }{
+		{"stored at its path", "w/table", "w/table", "%s"},
+		{"stored inside a value above", "w/outer", "w/outer/in", `{"in":%s}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pin(t, h, tc.at, fmt.Sprintf(tc.wrap, table))
+			res, err := h.ListFields(h.alice, tc.path, 0, 0, fields)
+			if err != nil || res.Count != 12 {
+				t.Fatalf("%+v %v", res, err)
+			}
+			for _, k := range res.Keys {
+				for _, f := range fields {
+					want := runtime.FieldValue{Value: json.RawMessage("null")}
+					if r, err := h.Read(h.alice, tc.path+"/"+k+"/"+f, 64<<10); err == nil {
+						want = runtime.FieldValue{Exists: r.Exists, Value: r.Value, Truncated: r.Truncated}
+					}
+					if got := res.Values[k][f]; !jsonEqual(string(got.Value), string(want.Value)) || got.Exists != want.Exists || got.Truncated != want.Truncated {
+						t.Errorf("%q/%s: %+v, want %+v", k, f, got, want)
+					}
+				}
+			}
+			if got := res.Values["b/c"]["name"]; string(got.Value) != `"below b"` {
+				t.Errorf("b/c/name is %s: a key holding '/' names the path through b", got.Value)
 			}
 		})
 	}
