@@ -28,17 +28,23 @@ const (
 	// indexCacheBytes bounds the memory the kept indexes take: 4 bytes an
 	// entry, so some 8 million entries, a few large values.
 	indexCacheBytes = 32 << 20
+	// maxNotedLengths bounds the vector lengths kept for appends.
+	maxNotedLengths = 1024
 )
 
 // indexCache keeps entry indexes by their text's hash, the least recently
-// used going first past max bytes. It is safe for concurrent use.
+// used going first past max bytes, and the lengths of the vectors appends
+// made (see elements). It is safe for concurrent use.
 type indexCache struct {
-	seed  maphash.Seed
-	max   int
-	mu    sync.Mutex
-	used  int
-	byKey map[indexKey]*list.Element // of *cachedIndex
-	lru   list.List                  // most recently used first
+	seed    maphash.Seed
+	max     int
+	mu      sync.Mutex
+	used    int
+	byKey   map[indexKey]*list.Element // of *cachedIndex
+	lru     list.List                  // most recently used first
+	lengths map[indexKey]int           // elements of vectors appends made
+	noted   [maxNotedLengths]indexKey  // the keys of lengths, the oldest replaced first
+	next    int                        // where noted takes the next key
 }
 
 // indexKey names a text by its length and hash.
@@ -53,7 +59,7 @@ type cachedIndex struct {
 }
 
 func newIndexCache(max int) *indexCache {
-	return &indexCache{seed: maphash.MakeSeed(), max: max, byKey: map[indexKey]*list.Element{}}
+	return &indexCache{seed: maphash.MakeSeed(), max: max, byKey: map[indexKey]*list.Element{}, lengths: map[indexKey]int{}}
 }
 
 // index returns the entry index of text, a map or vector (see
@@ -113,3 +119,46 @@ func (c *indexCache) put(k indexKey, x *entryIndex) {
 
 // indexCost is what a kept index takes: its offsets and the bookkeeping.
 func indexCost(x *entryIndex) int { return 4*cap(x.at) + 128 }
+
+// An append answers the index of the element it adds, so it counts the
+// vector it grows: 10 ms of the 22 an append to a vector of 290,000
+// elements took, scanning the text element by element. The vector an
+// append makes is the one the next append to it finds, so an append notes
+// the length of what it made, by its text's hash like an index, and the
+// next one looks it up in 0.4 ms (hashing 4 MB) instead of counting. A
+// length belongs to a text, so a note is right whether or not the write
+// that made it was kept.
+
+// elements returns how many elements the vector text (or nothing) has.
+func (c *indexCache) elements(text []byte) int {
+	if c == nil || len(text) < minIndexedText {
+		return elementCount(text)
+	}
+	k := c.key(text)
+	c.mu.Lock()
+	n, ok := c.lengths[k]
+	c.mu.Unlock()
+	if ok {
+		return n
+	}
+	if x := c.get(k); x != nil {
+		return x.count()
+	}
+	return elementCount(text)
+}
+
+// noteElements remembers that the vector text has n elements.
+func (c *indexCache) noteElements(text []byte, n int) {
+	if c == nil || len(text) < minIndexedText {
+		return
+	}
+	k := c.key(text)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.lengths[k]; ok {
+		return
+	}
+	delete(c.lengths, c.noted[c.next])
+	c.noted[c.next], c.next = k, (c.next+1)%maxNotedLengths
+	c.lengths[k] = n
+}

@@ -132,3 +132,38 @@ func TestEngine_ListFieldsOfAMapStoredWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestEngine_AppendCountsTheVectorItGrows: an append to a large vector
+// answers the index of its element, whether the vector's length was noted
+// by the append before it or not: after a write of another vector of the
+// same size, and for a vector inside a value stored above it.
+func TestEngine_AppendCountsTheVectorItGrows(t *testing.T) {
+	h := mustEngine(t)
+	ones := "[" + strings.Repeat("1,", 29_999) + "1]"      // 30,000 elements
+	elevens := "[" + strings.Repeat("11,", 19_999) + "11]" // 20,000, as many bytes
+	if len(ones) != len(elevens) {
+		t.Fatalf("%d and %d bytes", len(ones), len(elevens))
+	}
+	for _, tc := range []struct{ name, at, path, wrap string }{
+		{"stored at its path", "w/log", "w/log", "%s"},
+		{"stored inside a value above", "w/doc", "w/doc/in/log", `{"in":{"log":%s}}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, s := range []struct {
+				text string
+				n    int
+			}{{ones, 30_000}, {elevens, 20_000}, {ones, 30_000}} {
+				pin(t, h, tc.at, fmt.Sprintf(tc.wrap, s.text))
+				for i := range 3 {
+					index, err := h.Append(h.alice, tc.path, json.RawMessage(`{"t":1}`))
+					if err != nil || index != s.n+i {
+						t.Fatalf("append %d: index %d, %v; want %d", i, index, err, s.n+i)
+					}
+				}
+				if l, err := h.List(h.alice, tc.path, 0, 1); err != nil || l.Count != s.n+3 {
+					t.Fatalf("list %+v %v", l, err)
+				}
+			}
+		})
+	}
+}
