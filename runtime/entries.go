@@ -111,9 +111,18 @@ func indexEntries(text []byte) (*entryIndex, error) {
 	if typeOf(text) == "Map" {
 		n := 0
 		at := indexMap(text, &n)
-		return &entryIndex{isMap: true, at: at, twice: n > len(at)}, nil
+		return &entryIndex{isMap: true, at: trimmed(at), twice: n > len(at)}, nil
 	}
-	return &entryIndex{at: itemStarts(text, false)}, nil
+	return &entryIndex{at: trimmed(itemStarts(text, false))}, nil
+}
+
+// trimmed returns at without the room its appends left beyond it, which a
+// kept index would hold (up to as much again) for nothing.
+func trimmed(at []int32) []int32 {
+	if cap(at)-len(at) > len(at)/8 {
+		return slices.Clone(at)
+	}
+	return at
 }
 
 // itemStarts returns where each member (isMap) or element of the object or

@@ -87,6 +87,13 @@ func decodedGroups(v json.RawMessage, field []string) (map[string]CountGroup, in
 	return groups, len(entries), ok
 }
 
+func page[T any](s []T, offset, limit int) []T {
+	if offset >= len(s) {
+		return nil
+	}
+	return s[offset:min(len(s), offset+limit)]
+}
+
 // pageQuery is one request of a page: offset, limit and the page's bytes.
 type pageQuery struct{ offset, limit, maxSize int }
 

@@ -298,13 +298,6 @@ func (e *Engine) slicePage(v json.RawMessage, res *SliceResult, budget *pageBudg
 	return nil
 }
 
-func page[T any](s []T, offset, limit int) []T {
-	if offset >= len(s) {
-		return nil
-	}
-	return s[offset:min(len(s), offset+limit)]
-}
-
 func entry(key string, value json.RawMessage) json.RawMessage {
 	b := append(venue.AppendString([]byte(`{"key":`), key), `,"value":`...)
 	return append(append(b, value...), '}')
