@@ -67,16 +67,16 @@ func (e *Engine) countGroups(ctx context.Context, path, groupBy string, field []
 	case !ok:
 		return &CountResult{}, nil
 	}
-	entries, ok := entriesOf(v)
+	x, ok := e.entriesOf(v)
 	if !ok {
 		return &CountResult{}, nil
 	}
-	groups, ok := groupEntries(entries, field)
+	groups, ok := groupEntries(x.count(), func(i int) json.RawMessage { return x.value(v, i) }, field)
 	if !ok {
 		return nil, venue.Errorf(venue.EINVALID, "Grouping %s by %q gives more than %d groups: group by a field with fewer distinct values",
 			p, groupBy, MaxGroups)
 	}
-	n := len(entries)
+	n := x.count()
 	return &CountResult{Exists: true, Count: &n, Groups: groups}, nil
 }
 
@@ -128,32 +128,22 @@ func groupField(groupBy string) ([]string, error) {
 	return field, nil
 }
 
-// entriesOf returns the values of a map or the elements of a vector.
-func entriesOf(v json.RawMessage) ([]json.RawMessage, bool) {
-	switch typeOf(v) {
-	case "Map":
-		var m map[string]json.RawMessage
-		if json.Unmarshal(v, &m) != nil {
-			return nil, false
-		}
-		entries := make([]json.RawMessage, 0, len(m))
-		for _, e := range m {
-			entries = append(entries, e)
-		}
-		return entries, true
-	case "Vector":
-		var a []json.RawMessage
-		return a, json.Unmarshal(v, &a) == nil
+// entriesOf indexes the entries of a map or vector (see entries.go); it
+// reports false for anything else, and for text that is not JSON.
+func (e *Engine) entriesOf(v json.RawMessage) (*entryIndex, bool) {
+	if t := typeOf(v); t != "Map" && t != "Vector" {
+		return nil, false
 	}
-	return nil, false
+	x, err := e.indexes.index(v)
+	return x, err == nil
 }
 
-// groupEntries counts entries by groupKey, or reports false past
-// MaxGroups groups.
-func groupEntries(entries []json.RawMessage, field []string) (map[string]CountGroup, bool) {
+// groupEntries counts the n entries, entry(i) each, by groupKey, or
+// reports false past MaxGroups groups.
+func groupEntries(n int, entry func(i int) json.RawMessage, field []string) (map[string]CountGroup, bool) {
 	groups := map[string]CountGroup{}
-	for _, entry := range entries {
-		k := groupKey(entry, field)
+	for i := range n {
+		k := groupKey(entry(i), field)
 		g, seen := groups[k]
 		if !seen && len(groups) == MaxGroups {
 			return nil, false

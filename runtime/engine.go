@@ -113,6 +113,7 @@ type Engine struct {
 	keys       sync.Map       // owner DID → cipher.AEAD
 	users      sync.Map       // DIDs known to be recorded
 	schemas    schemaCache
+	indexes    *indexCache  // of large maps and vectors, for their pages
 	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
 	held       *heldJobs    // the same jobs by caller, bounded
 	executing  atomic.Int64 // executions under way, waiting for a worker included
@@ -152,6 +153,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		return nil, err
 	}
 	e.pool = newPool(cfg.Workers)
+	e.indexes = newIndexCache(indexCacheBytes)
 	e.uploaded = newPool(uploadedWorkers(cfg.Workers))
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)

@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -73,11 +71,22 @@ func (e *Engine) Read(ctx context.Context, path string, maxSize int) (*ReadResul
 	if err != nil {
 		return nil, err
 	}
+	maxSize = e.readSize(maxSize)
+	v, ok, err := e.valueUpTo(ctx, c, p, maxSize)
+	return readAnswer(p, v, ok, err, maxSize)
+}
+
+// readSize is the bound of a read asked for maxSize bytes.
+func (e *Engine) readSize(maxSize int) int {
 	if maxSize <= 0 {
 		maxSize = DefaultMaxReadSize
 	}
-	maxSize = min(maxSize, e.readCap())
-	v, ok, err := e.valueUpTo(ctx, c, p, maxSize)
+	return min(maxSize, e.readCap())
+}
+
+// readAnswer is what a read of p within maxSize bytes answers when it
+// found v (ok: a value is there) or err.
+func readAnswer(p venue.Path, v json.RawMessage, ok bool, err error, maxSize int) (*ReadResult, error) {
 	if tm := (*errTooMany)(nil); errors.As(err, &tm) {
 		return &ReadResult{Exists: true, Value: json.RawMessage("null"), Type: "Map", Truncated: true}, nil
 	}
@@ -166,17 +175,29 @@ func (e *Engine) sliceUpTo(ctx context.Context, path string, offset, limit, maxS
 		return e.sliceAssets(ctx, res, maxSize)
 	}
 	if storedNamespace(p) {
-		err := e.sliceStored(ctx, c.DID, p.String(), res, maxSize)
-		if !errors.Is(err, errWhole) {
-			return res, err
-		}
-		res.Count, res.Values = 0, res.Values[:0] // a write replaced the rows meanwhile
+		return e.sliceRows(ctx, c.DID, p.String(), res, maxSize)
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
 		return res, err
 	}
-	return res, slicePage(v, res, e.pageBudget(p.String(), offset, maxSize))
+	return res, e.slicePage(v, res, e.pageBudget(p.String(), offset, maxSize))
+}
+
+// sliceRows pages the map assembled from the caller's rows below path as
+// they stream (sliceStored), or else the value stored whole at path or an
+// ancestor, from the row the stream began with.
+func (e *Engine) sliceRows(ctx context.Context, owner, path string, res *SliceResult, maxSize int) (*SliceResult, error) {
+	whole, err := e.sliceStored(ctx, owner, path, res, maxSize)
+	if !errors.Is(err, errWhole) {
+		return res, err
+	}
+	res.Count, res.Values = 0, res.Values[:0] // a write replaced the rows meanwhile
+	v, ok := assemble([]ValueRow{whole}, path)
+	if !ok {
+		return res, nil
+	}
+	return res, e.slicePage(v, res, e.pageBudget(path, res.Offset, maxSize))
 }
 
 // callerAt returns whose namespace path reads (see callerFor) and the
@@ -245,44 +266,36 @@ func (e *Engine) sliceAssets(ctx context.Context, res *SliceResult, maxSize int)
 	return res, nil
 }
 
-// slicePage fills res with a page of the map or vector v, within budget.
-func slicePage(v json.RawMessage, res *SliceResult, budget *pageBudget) error {
+// slicePage fills res with a page of the map or vector v, within budget
+// (see entries.go).
+func (e *Engine) slicePage(v json.RawMessage, res *SliceResult, budget *pageBudget) error {
 	res.Exists, res.Type = true, typeOf(v)
-	switch res.Type {
-	case "Map":
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(v, &m); err != nil {
-			return err
-		}
-		keys := slices.Sorted(maps.Keys(m))
-		res.Count = len(keys)
-		for _, k := range page(keys, res.Offset, res.Limit) {
-			if err := budget.take(k, len(m[k])); err != nil {
-				return err
-			}
-			res.Values = append(res.Values, entry(k, m[k]))
-		}
-	case "Vector":
-		var a []json.RawMessage
-		if err := json.Unmarshal(v, &a); err != nil {
-			return err
-		}
-		res.Count = len(a)
-		for i, el := range page(a, res.Offset, res.Limit) {
-			if err := budget.take(strconv.Itoa(res.Offset+i), len(el)); err != nil {
-				return err
-			}
-			res.Values = append(res.Values, el)
-		}
-	}
-	return nil
-}
-
-func page[T any](s []T, offset, limit int) []T {
-	if offset >= len(s) {
+	if res.Type != "Map" && res.Type != "Vector" {
 		return nil
 	}
-	return s[offset:min(len(s), offset+limit)]
+	x, err := e.indexes.index(v)
+	if err != nil {
+		return err
+	}
+	res.Count = x.count()
+	for i := res.Offset; i < min(x.count(), res.Offset+res.Limit); i++ {
+		key, value := strconv.Itoa(i), json.RawMessage(nil)
+		if x.isMap {
+			key, value = x.member(v, i)
+		} else {
+			value = x.element(v, i)
+		}
+		if err := budget.take(key, len(value)); err != nil {
+			return err
+		}
+		if x.isMap {
+			value = entry(key, value)
+		} else {
+			value = bytes.Clone(value) // not the whole text's memory held by the answer
+		}
+		res.Values = append(res.Values, value)
+	}
+	return nil
 }
 
 func entry(key string, value json.RawMessage) json.RawMessage {
@@ -386,32 +399,35 @@ const DefaultListLimit = 1000
 // DefaultListLimit), or the count of a vector; a scalar has a type only.
 // Returns EINVALID for a malformed path or a limit above MaxSliceLimit.
 func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*ListResult, error) {
+	res, _, err := e.list(ctx, path, offset, limit)
+	return res, err
+}
+
+// listedMap is a map a list paged, when it is stored whole (at its path or
+// inside a value above it) in the caller's rows: its text, its index, and
+// how many segments its path has.
+type listedMap struct {
+	text  json.RawMessage
+	index *entryIndex
+	depth int
+}
+
+// list is List, which also returns the map it paged when it is stored
+// whole, for ListFields to read its keys' fields from (see readField).
+func (e *Engine) list(ctx context.Context, path string, offset, limit int) (*ListResult, *listedMap, error) {
 	c, p, err := e.callerAt(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if limit <= 0 {
 		limit = DefaultListLimit
 	}
 	if _, err := sliceLimit(offset, limit); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &ListResult{Offset: offset}
-	if len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
-		rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
-		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(rows))
-		for i, r := range rows {
-			res.Keys[i] = r.ID.String()
-		}
-		return res, err
-	}
-	if len(p.Segments) == 1 && p.Namespace() == venue.NSAssets {
-		ids, total, err := e.store.ListAssets(ctx, offset, limit)
-		res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, make([]string, len(ids))
-		for i, id := range ids {
-			res.Keys[i] = id.String()
-		}
-		return res, err
+	if len(p.Segments) == 1 && (p.Namespace() == venue.NSJobs || p.Namespace() == venue.NSAssets) {
+		return res, nil, e.listIDs(ctx, c, p.Namespace(), res, limit)
 	}
 	if storedNamespace(p) {
 		err := e.listStored(ctx, c.DID, p.String(), res, limit)
@@ -419,28 +435,68 @@ func (e *Engine) List(ctx context.Context, path string, offset, limit int) (*Lis
 			if res.Keys == nil && res.Exists {
 				res.Keys = []string{}
 			}
-			return res, err
+			return res, nil, err
 		}
 		res.Count, res.Keys = 0, nil // a write replaced the rows meanwhile
 	}
 	v, ok, err := e.value(ctx, c, p)
 	if err != nil || !ok {
-		return res, err
+		return res, nil, err
 	}
-	res.Exists, res.Type = true, typeOf(v)
-	switch res.Type {
-	case "Map":
-		var m map[string]json.RawMessage
-		json.Unmarshal(v, &m)
-		keys := slices.Sorted(maps.Keys(m))
-		res.Count, res.Keys = len(keys), page(keys, offset, limit)
-		if res.Keys == nil {
-			res.Keys = []string{}
+	x, err := e.listPage(v, res, limit)
+	if x == nil || !storedNamespace(p) {
+		return res, nil, err
+	}
+	return res, &listedMap{text: v, index: x, depth: len(p.Segments)}, err
+}
+
+// listIDs fills res with a page of the ids of the caller's jobs (ns j) or
+// the venue's assets (a), from the store's index.
+func (e *Engine) listIDs(ctx context.Context, c venue.Caller, ns string, res *ListResult, limit int) error {
+	var (
+		ids   []string
+		total int
+		err   error
+	)
+	if ns == venue.NSJobs {
+		var rows []JobRow
+		rows, total, err = e.store.ListJobs(ctx, c.DID, res.Offset, limit, false)
+		for _, r := range rows {
+			ids = append(ids, r.ID.String())
 		}
-	case "Vector":
-		var a []json.RawMessage
-		json.Unmarshal(v, &a)
-		res.Count = len(a)
+	} else {
+		var assets []venue.AssetID
+		assets, total, err = e.store.ListAssets(ctx, res.Offset, limit)
+		for _, id := range assets {
+			ids = append(ids, id.String())
+		}
 	}
-	return res, nil
+	res.Exists, res.Type, res.Count, res.Keys = true, "Map", total, append([]string{}, ids...)
+	return err
+}
+
+// listPage fills res with a page of the keys of the map v, or the count of
+// the vector v (see entries.go), and returns its index. Text that is not
+// JSON lists as empty, as it did when it was decoded.
+func (e *Engine) listPage(v json.RawMessage, res *ListResult, limit int) (*entryIndex, error) {
+	res.Exists, res.Type = true, typeOf(v)
+	if res.Type != "Map" && res.Type != "Vector" {
+		return nil, nil
+	}
+	if res.Type == "Map" {
+		res.Keys = []string{}
+	}
+	x, err := e.indexes.index(v)
+	if venue.ErrorCode(err) == venue.ETOOLARGE {
+		return nil, err
+	}
+	if err != nil {
+		return nil, nil
+	}
+	res.Count = x.count()
+	for i := res.Offset; x.isMap && i < min(x.count(), res.Offset+limit); i++ {
+		k, _ := x.member(v, i)
+		res.Keys = append(res.Keys, k)
+	}
+	return x, nil
 }

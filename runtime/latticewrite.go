@@ -75,8 +75,10 @@ func (e *Engine) Append(ctx context.Context, path string, value json.RawMessage)
 		if !ok || typeOf(cur) == "Null" {
 			cur = nil
 		}
-		index = elementCount(cur)
-		return e.bounded(setRows(rows, p.String(), withElement(cur, v)))
+		index = e.indexes.elements(cur)
+		grown := withElement(cur, v)
+		e.indexes.noteElements(grown, index+1)
+		return e.bounded(setRows(rows, p.String(), grown))
 	})
 	return index, err
 }

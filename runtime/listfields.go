@@ -38,7 +38,7 @@ func (e *Engine) ListFields(ctx context.Context, path string, offset, limit int,
 			return nil, venue.Errorf(venue.EINVALID, "Field %q is not a path below each key, such as status or meta/name", clipRef(f))
 		}
 	}
-	res, err := e.List(ctx, path, offset, limit)
+	res, m, err := e.list(ctx, path, offset, limit)
 	if err != nil || len(fields) == 0 || !res.Exists {
 		return res, err
 	}
@@ -53,7 +53,7 @@ func (e *Engine) ListFields(ctx context.Context, path string, offset, limit int,
 			v := FieldValue{Value: json.RawMessage("null")}
 			// A key that is no path segment (it holds a '/', say) has
 			// no fields to read: absent.
-			if r, err := e.Read(ctx, strings.TrimSuffix(path, "/")+"/"+k+"/"+f, maxFieldSize); err == nil {
+			if r, err := e.readField(ctx, path, m, k+"/"+f); err == nil {
 				v = FieldValue{Exists: r.Exists, Value: r.Value, Truncated: r.Truncated}
 			} else if c := venue.ErrorCode(err); c != venue.EINVALID && c != venue.ENOTFOUND {
 				return nil, err
@@ -66,4 +66,39 @@ func (e *Engine) ListFields(ctx context.Context, path string, offset, limit int,
 		res.Values[k] = row
 	}
 	return res, nil
+}
+
+// readField reads below, a path below the map at path, as Read reads
+// path/below within maxFieldSize: from m, the map's text, when list had it.
+// Loading the map again for each field of each key cost a read of all of
+// it: 8 ms each for a map of 4 MB, 14 s for a page of 1000 keys and two
+// fields.
+func (e *Engine) readField(ctx context.Context, path string, m *listedMap, below string) (*ReadResult, error) {
+	full := strings.TrimSuffix(path, "/") + "/" + below
+	if m == nil {
+		return e.Read(ctx, full, maxFieldSize)
+	}
+	_, p, err := e.callerAt(ctx, full)
+	if err != nil {
+		return nil, err
+	}
+	// p begins with the segments of the map's path, and the map is stored
+	// whole: what is below it is inside its text, as Read would find it
+	// in the row it is stored in.
+	v, ok := m.walk(p.Segments[m.depth:])
+	return readAnswer(p, v, ok, nil, e.readSize(maxFieldSize))
+}
+
+// walk is walk(m.text, segs), finding the key segs[0] by the map's index
+// when it can: walk looks through the members one by one, 2 ms for a key
+// of a map of 4 MB.
+func (m *listedMap) walk(segs []string) (json.RawMessage, bool) {
+	v, found, known := m.index.find(m.text, segs[0])
+	switch {
+	case !known:
+		return walk(m.text, segs)
+	case !found:
+		return nil, false
+	}
+	return walk(v, segs[1:])
 }

@@ -239,13 +239,15 @@ func (e *Engine) listStored(ctx context.Context, owner, path string, res *ListRe
 // from the rows below path, counting all of them; entries outside the page
 // stream past unkept. A page over budget bytes is EINVALID, unless it is
 // its first entry alone (up to readCap), so that paging one entry at a time
-// always works. It returns errWhole when a value is stored whole at path or
-// an ancestor.
-func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *SliceResult, budget int) error {
+// always works. It returns errWhole, and the row, when a value is stored
+// whole at path or an ancestor: the row came with its value, which the
+// caller pages without loading it again.
+func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *SliceResult, budget int) (ValueRow, error) {
 	var (
-		key  string
-		a    assembler
-		page = e.pageBudget(path, res.Offset, budget)
+		whole ValueRow
+		key   string
+		a     assembler
+		page  = e.pageBudget(path, res.Offset, budget)
 	)
 	flush := func() {
 		if a.open != nil {
@@ -258,6 +260,7 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 	err := e.store.ValueRows(ctx, owner, path, false, func(r ValueRow) error {
 		segs, ok := relSegments(r.Path, path)
 		if !ok {
+			whole = r
 			return errWhole
 		}
 		if res.Count == 0 || segs[0] != key {
@@ -290,13 +293,13 @@ func (e *Engine) sliceStored(ctx context.Context, owner, path string, res *Slice
 		res.Count = l.Count
 	}
 	if err != nil {
-		return err
+		return whole, err
 	}
 	flush()
 	if res.Count > 0 {
 		res.Exists, res.Type = true, "Map"
 	}
-	return nil
+	return whole, nil
 }
 
 // pageBudget bounds the bytes of one page of entries: a page over max is

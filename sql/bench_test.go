@@ -3,6 +3,7 @@ package sql
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -139,5 +140,60 @@ func BenchmarkReads(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkLargeValues measures what a page of a large map costs the store
+// (see runtime/entries.go): a map of 250,000 entries (4 MB) stored whole,
+// loaded with its value and by size only, and the same entries stored as
+// 100,000 rows, whose paths a page streams to count them.
+//
+//	go test ./sql -run '^$' -bench LargeValues
+func BenchmarkLargeValues(b *testing.B) {
+	for _, o := range openers(b) {
+		s := o.open(b)
+		whole := []byte{'{'}
+		for i := range 250_000 {
+			whole = fmt.Appendf(whole, `"k%06d":%d,`, i, i)
+		}
+		whole[len(whole)-1] = '}'
+		put(b, s, []runtime.ValueRow{{Path: "w/big", Value: whole}})
+		rows := make([]runtime.ValueRow, 100_000)
+		for i := range rows {
+			rows[i] = runtime.ValueRow{Path: fmt.Sprintf("w/rows/k%06d", i), Value: fmt.Appendf(nil, "%d", i)}
+		}
+		put(b, s, rows)
+		for _, r := range []struct {
+			name, path string
+			sizesOnly  bool
+			want       int
+		}{
+			{"whole", "w/big", false, 1}, {"whole-sizes", "w/big", true, 1},
+			{"rows", "w/rows", false, 100_000}, {"rows-sizes", "w/rows", true, 100_000},
+		} {
+			b.Run(o.name+"/"+r.name, func(b *testing.B) {
+				for b.Loop() {
+					n := 0
+					err := s.ValueRows(b.Context(), "did:key:bench", r.path, r.sizesOnly, func(runtime.ValueRow) error { n++; return nil })
+					if err != nil || n != r.want {
+						b.Fatal(n, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// put stores rows in one update of the map their paths share.
+func put(b *testing.B, s *Store, rows []runtime.ValueRow) {
+	path := rows[0].Path
+	if len(rows) > 1 {
+		path = path[:strings.LastIndexByte(path, '/')]
+	}
+	err := s.UpdateValues(b.Context(), "did:key:bench", path, func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+		return rows, nil, nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
