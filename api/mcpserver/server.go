@@ -134,6 +134,10 @@ func (s *Server) unreadable(w http.ResponseWriter, err error) {
 			fmt.Sprintf("Invalid request: the body is over the venue's limit of %d bytes", s.maxBody()))
 		return
 	}
+	if venue.ErrorCode(err) == venue.EUNAVAILABLE { // the venue's budget of request bodies, which set Retry-After
+		writeRPC(w, http.StatusServiceUnavailable, json.RawMessage("null"), jsonrpc.CodeInternalError, venue.ErrorMessage(err))
+		return
+	}
 	writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: the body could not be read")
 }
 

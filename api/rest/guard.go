@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -155,48 +156,83 @@ func clipPath(p string) string {
 // large upload that keeps arriving is never cut off. Once the body has
 // ended no deadline is set again: net/http then reads ahead on the
 // connection to notice a client that goes away, and a deadline firing
-// there would cancel the request's context mid-wait.
+// there would cancel the request's context mid-wait. Every body but asset
+// content, which streams to the store, is also charged to the venue's
+// budget of held bodies (bodyBudget) until its handler returns.
 func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		content := r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")
 		// A body said to be larger than any REST endpoint but asset content
 		// takes is refused before a byte of it is read (or waited for). The
 		// other doors answer in their own protocols' words.
-		if r.ContentLength > s.maxBody && strings.HasPrefix(r.URL.Path, "/api/") &&
-			!(r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")) {
+		if r.ContentLength > s.maxBody && strings.HasPrefix(r.URL.Path, "/api/") && !content {
 			writeError(w, bodyError(&http.MaxBytesError{Limit: s.maxBody}, s.maxBody))
 			return
 		}
-		if r.Body != nil && r.Body != http.NoBody {
-			dl, ok := w.(deadliner) // net/http's own writer is one: no allocation on the hot path
-			if !ok {
-				dl = http.NewResponseController(w)
-			}
-			r.Body = &idleBody{ReadCloser: r.Body, dl: dl, idle: s.bodyTimeout}
+		if r.Body == nil || r.Body == http.NoBody {
+			next.ServeHTTP(w, r)
+			return
 		}
+		dl, ok := w.(deadliner) // net/http's own writer is one: no allocation on the hot path
+		if !ok {
+			dl = http.NewResponseController(w)
+		}
+		b := &idleBody{ReadCloser: r.Body, dl: dl, idle: s.bodyTimeout, w: w, ctx: r.Context(), left: r.ContentLength}
+		if !content {
+			b.budget = s.bodies
+		}
+		r.Body = b
+		defer b.release() // also when a door's handler panics
 		next.ServeHTTP(w, r)
 	})
 }
 
 type deadliner interface{ SetReadDeadline(time.Time) error }
 
-// idleBody is a request body whose reads give up after idle without data.
+// idleBody is a request body whose reads give up after idle without data
+// and, with a budget, are charged to it (see bodyBudget).
 type idleBody struct {
 	io.ReadCloser
-	dl   deadliner
-	idle time.Duration
-	done bool
+	dl      deadliner
+	idle    time.Duration
+	done    bool
+	w       http.ResponseWriter // for Retry-After on a refusal
+	ctx     context.Context
+	left    int64       // bytes the client said are still to come; -1 unknown
+	budget  *bodyBudget // nil: not charged
+	charge  bodyCharge
+	refused error
 }
 
 func (b *idleBody) Read(p []byte) (int, error) {
+	if b.refused != nil {
+		return 0, b.refused
+	}
 	if b.done {
 		return b.ReadCloser.Read(p)
 	}
+	want := b.charged(len(p))
+	if want > 0 {
+		if err := b.budget.take(b.ctx, &b.charge, want, b.idle); err != nil {
+			b.refused = err
+			b.w.Header().Set("Retry-After", "1")
+			return 0, err
+		}
+		p = p[:want]
+	}
 	b.dl.SetReadDeadline(time.Now().Add(b.idle))
 	n, err := b.ReadCloser.Read(p)
+	if want > 0 {
+		b.budget.give(&b.charge, want-int64(n))
+		b.left -= int64(n)
+	}
 	switch {
 	case err == nil:
 	case errors.Is(err, io.EOF):
 		b.done = true // net/http clears the deadline as it starts reading ahead
+		if b.budget != nil {
+			b.budget.read(&b.charge)
+		}
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		// The deadline stays: net/http reads what is left of the body
 		// before it answers, and must give up too.
@@ -204,4 +240,25 @@ func (b *idleBody) Read(p []byte) (int, error) {
 		err = venue.Errorf(venue.EINVALID, "The request body stalled: no data arrived for %s; send the whole body without pausing", b.idle)
 	}
 	return n, err
+}
+
+// release gives back what the body holds of the budget.
+func (b *idleBody) release() {
+	if b.budget != nil {
+		b.budget.release(&b.charge)
+	}
+}
+
+// charged is how much of a read of n bytes to charge first, and read: a
+// piece at most, no more than the client said is left (but a byte, to see
+// the end), nothing when the body is not charged.
+func (b *idleBody) charged(n int) int64 {
+	if b.budget == nil || n == 0 {
+		return 0
+	}
+	want := min(int64(n), chargePiece)
+	if b.left >= 0 {
+		want = min(want, max(b.left, 1))
+	}
+	return want
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -39,7 +40,7 @@ func (s *Server) registerInvokeHandler() {
 			"403": errorResponse(s.api, "A UCAN in ucans failed verification, or the caller lacks a capability"),
 			"413": errorResponse(s.api, "The body is larger than the venue allows"),
 			"429": errorResponse(s.api, "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them"),
-			"503": errorResponse(s.api, "The job record could not be stored, or the venue holds its limit of unfinished jobs (maxJobs)"),
+			"503": errorResponse(s.api, "The job record could not be stored, or the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes)"),
 		},
 	})
 }
@@ -80,15 +81,31 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 }
 
 // readBody reads a request body of at most limit bytes, in one allocation
-// when the client said how long it is.
+// when the client said how long it is. Past 64 KiB the buffer grows as the
+// bytes arrive, doubling up to the length said: a client that only says
+// its body is large makes the venue hold nothing (a large allocation made
+// up front is cleared, and so in memory, before a byte arrives).
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
 	body := http.MaxBytesReader(w, r.Body, limit)
-	if n := r.ContentLength; n > 0 && n <= limit {
-		b := make([]byte, n)
-		_, err := io.ReadFull(body, b)
-		return b, err
+	n := r.ContentLength
+	if n <= 0 || n > limit {
+		return io.ReadAll(body)
 	}
-	return io.ReadAll(body)
+	b := make([]byte, 0, min(n, 64<<10))
+	for int64(len(b)) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, int(min(n, 2*int64(cap(b))))-len(b))
+		}
+		k, err := body.Read(b[len(b):cap(b)])
+		b = b[:len(b)+k]
+		if err == io.EOF && int64(len(b)) < n {
+			return b, io.ErrUnexpectedEOF
+		}
+		if err != nil && err != io.EOF {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // bodyError words a failure to read a request body.

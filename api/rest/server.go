@@ -24,7 +24,10 @@ type Options struct {
 	Logger       *slog.Logger  // nil discards
 	Auth         Authenticator // nil: every caller is the engine's public caller
 	MaxBodyBytes int64         // largest JSON request body; default 16 MiB
-	BodyTimeout  time.Duration // longest wait for more of a request body; default 30 s
+	// MaxBodiesBytes bounds the bytes of request bodies (asset content
+	// aside) held at once; default 256 MiB, and never below MaxBodyBytes.
+	MaxBodiesBytes int64
+	BodyTimeout    time.Duration // longest wait for more of a request body; default 30 s
 	// Hosts, when not empty, are the only host names (besides loopback
 	// addresses) the venue answers to, as a venue listening on loopback
 	// must: see Guard.
@@ -37,6 +40,7 @@ type Server struct {
 	log         *slog.Logger
 	auth        Authenticator
 	maxBody     int64
+	bodies      *bodyBudget
 	bodyTimeout time.Duration
 	hosts       []string // see Options.Hosts
 	mux         *http.ServeMux
@@ -58,6 +62,10 @@ func New(e *runtime.Engine, opts Options) (*Server, error) {
 	}
 	if s.maxBody <= 0 {
 		s.maxBody = 16 << 20
+	}
+	s.bodies = newBodyBudget(max(opts.MaxBodiesBytes, s.maxBody))
+	if opts.MaxBodiesBytes <= 0 {
+		s.bodies = newBodyBudget(max(256<<20, s.maxBody))
 	}
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = 30 * time.Second

@@ -112,3 +112,75 @@ func TestREST_DeclaredTooLarge(t *testing.T) {
 		})
 	}
 }
+
+// TestREST_BodiesBudget checks the bound on request bodies held at once
+// (maxBodiesBytes): a burst larger than it is read in turn, every request
+// answered, and a body that cannot be read within bodyTimeout, because
+// others hold the budget and the first in line is slow, gets a 503 with
+// Retry-After, while the venue keeps serving.
+func TestREST_BodiesBudget(t *testing.T) {
+	const budget = 64 << 10
+	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes, c.MaxBodiesBytes, c.BodyTimeout = budget, budget, "1s" })
+	c := newClient(m)
+	invoke := func(op, input string, size int) string {
+		b := fmt.Sprintf(`{"operation": %q, "input": %s, "wait": true}`, op, input)
+		return b + strings.Repeat(" ", size-len(b))
+	}
+	t.Run("a burst past the budget is read in turn", func(t *testing.T) {
+		body := invoke("v/test/ops/echo", `{"pad": "`+strings.Repeat("x", 40<<10)+`"}`, 60<<10)
+		statuses := make(chan int, 8)
+		for range 8 {
+			go func() { statuses <- c.do(t, "POST", "/api/v1/invoke", body).status }()
+		}
+		for range 8 {
+			if s := <-statuses; s != http.StatusCreated {
+				t.Fatalf("status %d, want 201", s)
+			}
+		}
+	})
+	t.Run("a body that waits past bodyTimeout", func(t *testing.T) {
+		// The holder fills the budget and keeps it while its job runs; the
+		// slow one stands first in line, sending a piece every 700 ms.
+		holder := make(chan int, 1)
+		go func() {
+			resp, _ := rawRequest(t, m.Addr, "POST", "/api/v1/invoke", budget, 0, invoke("v/test/ops/delay", `{"ms": 3000}`, budget))
+			holder <- resp.StatusCode
+		}()
+		time.Sleep(200 * time.Millisecond)
+		slow := make(chan int, 1)
+		go func() {
+			b := invoke("v/test/ops/echo", `{}`, 60)
+			resp, _ := rawRequest(t, m.Addr, "POST", "/api/v1/invoke", len(b), 700*time.Millisecond, b[:15], b[15:30], b[30:45], b[45:])
+			slow <- resp.StatusCode
+		}()
+		time.Sleep(300 * time.Millisecond)
+		mcp := make(chan string, 1)
+		go func() {
+			ping := `{"jsonrpc": "2.0", "id": 1, "method": "ping"}`
+			resp, body := rawRequest(t, m.Addr, "POST", "/mcp", len(ping), 0, ping)
+			mcp <- fmt.Sprintf("%d %s", resp.StatusCode, body)
+		}()
+		start := time.Now()
+		b := invoke("v/test/ops/echo", `{}`, 60)
+		resp, body := rawRequest(t, m.Addr, "POST", "/api/v1/invoke", len(b), 0, b)
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" ||
+			!strings.Contains(body, "maxBodiesBytes, 64 KiB") {
+			t.Fatalf("%d (Retry-After %q) %s, want 503 naming maxBodiesBytes", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+		if d := time.Since(start); d < 900*time.Millisecond {
+			t.Fatalf("refused after %s, want it to wait bodyTimeout first", d)
+		}
+		if got := <-mcp; !strings.HasPrefix(got, "503 ") || !strings.Contains(got, `"jsonrpc":"2.0"`) || !strings.Contains(got, "maxBodiesBytes") {
+			t.Fatalf("MCP: %s, want 503 with a JSON-RPC error naming maxBodiesBytes", got)
+		}
+		if s := <-holder; s != http.StatusCreated {
+			t.Fatalf("the holder: %d, want 201", s)
+		}
+		if s := <-slow; s != http.StatusCreated {
+			t.Fatalf("the slow body: %d, want 201", s)
+		}
+		if r := c.do(t, "POST", "/api/v1/invoke", b); r.status != http.StatusCreated {
+			t.Fatalf("after them: %d %s", r.status, r.body)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,7 @@ type Config struct {
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
+	MaxBodiesBytes int64             `json:"maxBodiesBytes"` // bytes of request bodies held at once; default 256 MiB
 	BodyTimeout    string            `json:"bodyTimeout"`    // longest pause while a request body arrives, e.g. "30s" (the default)
 	Names          map[string]string `json:"names"`          // registered operation names → references
 	LogLevel       string            `json:"logLevel"`       // debug, info, warn or error; default info
@@ -151,7 +153,7 @@ func hostList(v string) []string {
 // applyEnvNumbers applies the numeric VENUE_* overrides.
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes,
-		"VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes} {
+		"VENUE_MAX_BODIES_BYTES": &cfg.MaxBodiesBytes, "VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
@@ -242,10 +244,14 @@ func (c Config) validate() error {
 		key   string
 		value int64
 	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
-		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes}} {
+		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
+		{"maxBodiesBytes", c.MaxBodiesBytes}} {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
 		}
+	}
+	if body := cmp.Or(c.MaxBodyBytes, 16<<20); c.MaxBodiesBytes > 0 && c.MaxBodiesBytes < body {
+		errs = append(errs, fmt.Errorf("maxBodiesBytes %d is below maxBodyBytes %d: a body of the largest size could never be read", c.MaxBodiesBytes, body))
 	}
 	if err := outbound.CheckHosts(c.AllowHosts, false); err != nil {
 		errs = append(errs, fmt.Errorf("allowHosts: %w", err))

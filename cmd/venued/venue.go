@@ -153,7 +153,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if m.auth, err = auth.New(m.engine, authOpts); err != nil {
 		return nil, fmt.Errorf("auth: %w", err)
 	}
-	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, Auth: m.auth,
+	srv, err := rest.New(m.engine, rest.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, MaxBodiesBytes: m.Config.MaxBodiesBytes, Auth: m.auth,
 		BodyTimeout: m.Config.bodyTimeout(), Hosts: m.localHosts()})
 	if err != nil {
 		return nil, err
