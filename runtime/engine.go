@@ -25,6 +25,7 @@ type Config struct {
 	MaxCallerBytes int64             // of them, one caller's jobs'; default 64 MiB (at most MaxJobBytes)
 	CallerWorkers  int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
 	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
+	JobRetention   time.Duration     // records of jobs that ended longer ago are deleted (see pruneLoop); 0 keeps them
 	MaxWait        time.Duration     // longest invoke wait; default 120 s
 	MaxContentSize int64             // largest asset content; default 1 GiB
 	MaxMetaSize    int               // largest asset metadata; default 1 MiB
@@ -110,6 +111,7 @@ type Engine struct {
 	jobs       activeJobs
 	finished   finished       // records of jobs ended lately, on a single-node store
 	drops      sync.WaitGroup // deletions of ended jobs' queued messages under way
+	background sync.WaitGroup // the engine's own loops (pruneLoop)
 	keys       sync.Map       // owner DID → cipher.AEAD
 	users      sync.Map       // DIDs known to be recorded
 	schemas    schemaCache
@@ -179,6 +181,10 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 			return nil, err
 		}
 	}
+	if cfg.JobRetention > 0 {
+		e.background.Add(1)
+		go e.pruneLoop()
+	}
 	return e, nil
 }
 
@@ -195,6 +201,7 @@ func (e *Engine) Close() error {
 	e.settleAtShutdown(shutdownGrace)
 	err := e.writer.close()
 	e.drops.Wait()
+	e.background.Wait()
 	return err
 }
 

@@ -15,3 +15,7 @@ func (e *Engine) PutSecretUnchecked(ctx context.Context, owner, name, value stri
 // Resync is what the engine does when its store's notes may have been
 // missed (NoteResync).
 func (e *Engine) Resync() { e.onNote(JobNote{Kind: NoteResync}) }
+
+// PruneJobs prunes the job records past the retention now, as pruneLoop
+// does on its ticks.
+func (e *Engine) PruneJobs(ctx context.Context) (int, error) { return e.pruneJobs(ctx) }

@@ -61,6 +61,13 @@ type JobStore interface {
 	// Returns ENOTFOUND if the owner has no such job.
 	DeleteJob(ctx context.Context, owner string, id venue.JobID) error
 
+	// PruneJobs deletes, with their messages, up to limit finished jobs
+	// (of a terminal status) last updated before the ms time before,
+	// lowest ids first, and returns their ids. A job id begins with the ms
+	// of its creation (six bytes, big-endian), so only ids below before's
+	// need be looked at.
+	PruneJobs(ctx context.Context, before int64, limit int) ([]venue.JobID, error)
+
 	// AddJobMessage appends a message to the job's queue and returns how many
 	// messages are queued after it.
 	AddJobMessage(ctx context.Context, id venue.JobID, msg []byte) (int, error)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	dbsql "database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -323,6 +324,32 @@ func (s *Store) DeleteJob(ctx context.Context, owner string, id venue.JobID) err
 		return venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)
 	}
 	return nil
+}
+
+// PruneJobs deletes up to limit finished jobs last updated before before.
+// The id bound keeps the scan to the jobs created before then, on the
+// primary key, however many newer ones there are.
+func (s *Store) PruneJobs(ctx context.Context, before int64, limit int) ([]venue.JobID, error) {
+	var below venue.JobID
+	binary.BigEndian.PutUint64(below[:8], uint64(max(before, 0))<<16)
+	rows, err := s.w.QueryContext(ctx, s.d.q(`DELETE FROM jobs WHERE id IN (
+		SELECT id FROM jobs WHERE id < ? AND updated < ? AND status IN ('COMPLETE', 'FAILED', 'CANCELLED', 'REJECTED')
+		ORDER BY id LIMIT ?) RETURNING id`), below[:], before, limit)
+	if err != nil {
+		return nil, wrap(err, "prune jobs")
+	}
+	defer rows.Close()
+	var ids []venue.JobID
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return ids, wrap(err, "prune jobs")
+		}
+		var id venue.JobID
+		copy(id[:], b)
+		ids = append(ids, id)
+	}
+	return ids, wrap(rows.Err(), "prune jobs")
 }
 
 // prepareUpserts prepares the upsert of every row count up to upsertRows,

@@ -34,6 +34,7 @@ type Config struct {
 	MaxCallerBytes int64             `json:"maxCallerBytes"` // of them, one caller's jobs'; default 64 MiB
 	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
 	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
+	JobRetention   string            `json:"jobRetention"`   // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
 	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
 	MaxBodiesBytes int64             `json:"maxBodiesBytes"` // bytes of request bodies held at once; default 256 MiB
@@ -120,7 +121,7 @@ func readConfigFile(path string, cfg *Config) error {
 // applyEnv applies VENUE_<KEY> overrides, one per config key.
 func applyEnv(cfg *Config, getenv func(string) string) error {
 	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
-		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
+		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_JOB_RETENTION": &cfg.JobRetention, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
 		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_ANONYMOUS": &cfg.Auth.Anonymous, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
 	for k, dst := range str {
 		if v := getenv(k); v != "" {
@@ -223,6 +224,9 @@ func (c Config) validate() error {
 			errs = append(errs, fmt.Errorf("jobTimeout %q: want a duration such as 10m or 90s", c.JobTimeout))
 		}
 	}
+	if _, err := parseRetention(c.JobRetention); err != nil {
+		errs = append(errs, err)
+	}
 	if c.BodyTimeout != "" {
 		if d, err := time.ParseDuration(c.BodyTimeout); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("bodyTimeout %q: want a duration such as 30s", c.BodyTimeout))
@@ -303,6 +307,31 @@ func (c Config) wasmPages() uint32 {
 func (c Config) jobTimeout() time.Duration {
 	d, _ := time.ParseDuration(c.JobTimeout)
 	return d
+}
+
+func (c Config) jobRetention() time.Duration {
+	d, _ := parseRetention(c.JobRetention)
+	return d
+}
+
+// parseRetention reads jobRetention: a Go duration ("720h") or whole days
+// ("30d"), at least a minute; empty or "0" keeps every record.
+func parseRetention(s string) (time.Duration, error) {
+	if s == "" || s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, perr := strconv.Atoi(days)
+		d, err = time.Duration(n)*24*time.Hour, perr
+		if n > 100*365 {
+			err = errors.New("too long")
+		}
+	}
+	if err != nil || d < time.Minute {
+		return 0, fmt.Errorf("jobRetention %q: want a duration of at least a minute such as 30d or 720h, or 0 to keep every job record", s)
+	}
+	return d, nil
 }
 
 func (c Config) bodyTimeout() time.Duration {

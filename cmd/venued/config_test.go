@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoadConfig(t *testing.T) {
@@ -50,6 +51,12 @@ func TestLoadConfig(t *testing.T) {
 		{"something after the object", []string{trailing}, env(), nil, "something follows the JSON object"},
 		{"0 from env is the default, as in the file", nil, env("VENUE_WORKERS", "0", "VENUE_MAX_BODY_BYTES", "0"), func(c Config) bool { return c.Workers == 0 }, ""},
 		{"a negative number names its key", nil, env("VENUE_WORKERS", "-1"), nil, `VENUE_WORKERS="-1"`},
+		{"a retention in days", nil, env("VENUE_JOB_RETENTION", "30d"), func(c Config) bool { return c.jobRetention() == 30*24*time.Hour }, ""},
+		{"a retention as a Go duration", nil, env("VENUE_JOB_RETENTION", "90m"), func(c Config) bool { return c.jobRetention() == 90*time.Minute }, ""},
+		{"no retention keeps every record", nil, env("VENUE_JOB_RETENTION", "0"), func(c Config) bool { return c.jobRetention() == 0 }, ""},
+		{"a retention under a minute", nil, env("VENUE_JOB_RETENTION", "30s"), nil, `jobRetention "30s": want a duration of at least a minute`},
+		{"a retention that is not a duration", nil, env("VENUE_JOB_RETENTION", "a month"), nil, `jobRetention "a month"`},
+		{"a retention of negative days", nil, env("VENUE_JOB_RETENTION", "-3d"), nil, `jobRetention "-3d"`},
 		{"a bodies budget from env", nil, env("VENUE_MAX_BODIES_BYTES", "33554432"), func(c Config) bool { return c.MaxBodiesBytes == 32<<20 }, ""},
 		{"a bodies budget below the default body", nil, env("VENUE_MAX_BODIES_BYTES", "1048576"), nil, "maxBodiesBytes 1048576 is below maxBodyBytes 16777216"},
 		{"a bodies budget below the body set", nil, env("VENUE_MAX_BODIES_BYTES", "1048576", "VENUE_MAX_BODY_BYTES", "2097152"), nil,

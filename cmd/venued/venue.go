@@ -198,6 +198,7 @@ func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), MaxJobs: m.Config.MaxJobs, MaxCallerJobs: m.Config.MaxCallerJobs,
 		MaxJobBytes: m.Config.MaxJobBytes, MaxCallerBytes: m.Config.MaxCallerBytes,
 		JobTimeout:     m.Config.jobTimeout(),
+		JobRetention:   m.Config.jobRetention(),
 		MaxContentSize: m.Config.MaxContentSize, Catalog: catalog, Names: m.Config.Names, Access: m.Config.accessPolicy(),
 		Outbound: outbound.Policy{AllowHosts: m.Config.AllowHosts, BlockHosts: m.Config.BlockHosts}}
 }

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -316,5 +318,78 @@ func testDeleteJob(t *testing.T, s runtime.Store) {
 	t.Run("second delete is not found", func(t *testing.T) {
 		wantCode(t, s.DeleteJob(t.Context(), alice, id), "")
 		wantCode(t, s.DeleteJob(t.Context(), alice, id), venue.ENOTFOUND)
+	})
+}
+
+// timedJob is a row whose id begins with its creation ms, as the engine's
+// ids do, created at created and last updated at updated.
+func timedJob(owner string, st venue.JobStatus, created, updated int64) runtime.JobRow {
+	id := newJobID()
+	binary.BigEndian.PutUint64(id[:8], uint64(created)<<16|uint64(binary.BigEndian.Uint16(id[6:8])))
+	r := job(id, owner, st, 1, "p")
+	r.Created, r.Updated = created, updated
+	return r
+}
+
+func testPruneJobs(t *testing.T, s runtime.Store) {
+	const cutoff = 1700000000000
+	var old []venue.JobID
+	keep := map[string]runtime.JobRow{}
+	for i, st := range []venue.JobStatus{venue.StatusComplete, venue.StatusFailed, venue.StatusCancelled, venue.StatusRejected} {
+		r := timedJob([]string{alice, bob}[i%2], st, cutoff-60_000-int64(i), cutoff-1000)
+		mustWrite(t, s, r)
+		old = append(old, r.ID)
+	}
+	for name, r := range map[string]runtime.JobRow{
+		"ended at the cutoff":                 timedJob(alice, venue.StatusComplete, cutoff-60_000, cutoff),
+		"created before, ended after":         timedJob(alice, venue.StatusComplete, cutoff-60_000, cutoff+5),
+		"unfinished, however old":             timedJob(alice, venue.StatusPaused, cutoff-60_000, cutoff-50_000),
+		"waiting for its caller, however old": timedJob(bob, venue.StatusInputRequired, cutoff-60_000, cutoff-50_000),
+		"new":                                 timedJob(bob, venue.StatusComplete, cutoff+10, cutoff+20),
+	} {
+		mustWrite(t, s, r)
+		keep[name] = r
+	}
+	// A message queued while the job ran, and left when it ended.
+	messaged := timedJob(alice, venue.StatusStarted, cutoff-70_000, cutoff-70_000)
+	mustWrite(t, s, messaged)
+	if _, err := s.AddJobMessage(t.Context(), messaged.ID, []byte(`"left behind"`)); err != nil {
+		t.Fatal(err)
+	}
+	messaged.Status, messaged.Version, messaged.Updated = venue.StatusComplete, 2, cutoff-1
+	mustWrite(t, s, messaged)
+	old = append(old, messaged.ID)
+	t.Run("deletes finished jobs ended before the cutoff, a batch at a time, lowest ids first", func(t *testing.T) {
+		first, err := s.PruneJobs(t.Context(), cutoff, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rest, err := s.PruneJobs(t.Context(), cutoff, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := append(first, rest...), sortedIDs(old); !slices.Equal(sortedIDs(got), want) || !slices.Equal(sortedIDs(first), want[:3]) {
+			t.Fatalf("pruned %s then %s, want %s in id order", first, rest, want)
+		}
+		for _, id := range old {
+			_, err := s.Job(t.Context(), id)
+			wantCode(t, err, venue.ENOTFOUND)
+		}
+	})
+	t.Run("keeps the rest", func(t *testing.T) {
+		for name, r := range keep {
+			if got, err := s.Job(t.Context(), r.ID); err != nil || !bytes.Equal(got.Record, r.Record) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		if ids, err := s.PruneJobs(t.Context(), cutoff, 10); err != nil || len(ids) != 0 {
+			t.Fatalf("a second pass pruned %s, %v", ids, err)
+		}
+	})
+	t.Run("a pruned job's messages go with it", func(t *testing.T) {
+		mustWrite(t, s, job(messaged.ID, alice, venue.StatusPending, 1, "again"))
+		if msg, err := s.TakeJobMessage(t.Context(), messaged.ID); err != nil || msg != nil {
+			t.Fatalf("TakeJobMessage after prune = %q, %v; want nil, nil", msg, err)
+		}
 	})
 }

@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"JobStatusCounts", testJobStatusCounts},
 		{"UnfinishedJobs", testUnfinishedJobs},
 		{"DeleteJob", testDeleteJob},
+		{"PruneJobs", testPruneJobs},
 		{"JobMessages", testJobMessages},
 		{"Assets", testAssets},
 		{"ListAssets", testListAssets},
