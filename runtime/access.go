@@ -159,6 +159,6 @@ func (e *Engine) RecordUser(ctx context.Context, did string) error {
 	if err := e.store.TouchUser(ctx, did, e.ms()); err != nil {
 		return err
 	}
-	e.users.Store(did, true)
+	e.users.store(did, true)
 	return nil
 }

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"crypto/cipher"
 	"encoding/hex"
 	"log/slog"
 	"sync"
@@ -109,11 +110,11 @@ type Engine struct {
 	writer     *writer
 	hub        hub
 	jobs       activeJobs
-	finished   finished       // records of jobs ended lately, on a single-node store
-	drops      sync.WaitGroup // deletions of ended jobs' queued messages under way
-	background sync.WaitGroup // the engine's own loops (pruneLoop)
-	keys       sync.Map       // owner DID → cipher.AEAD
-	users      sync.Map       // DIDs known to be recorded
+	finished   finished               // records of jobs ended lately, on a single-node store
+	drops      sync.WaitGroup         // deletions of ended jobs' queued messages under way
+	background sync.WaitGroup         // the engine's own loops (pruneLoop)
+	keys       forgetful[cipher.AEAD] // owners' secrets keys
+	users      forgetful[bool]        // DIDs known to be recorded
 	schemas    schemaCache
 	indexes    *indexCache  // of large maps and vectors, for their pages
 	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
@@ -160,6 +161,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()
+	e.keys.max, e.users.max = maxKeys, maxUsers
 	if cfg.SingleNode {
 		e.finished.init(finishedMaxSize)
 	}
@@ -187,6 +189,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	return e, nil
 }
+
+// Bounds of the engine's memory of owners' keys (some 1 KB each; derived
+// again in microseconds) and of users already recorded (about 200 bytes;
+// recorded again with one statement).
+const (
+	maxKeys  = 10_000
+	maxUsers = 100_000
+)
 
 // maxIdleWorkers bounds the goroutines kept waiting for executions (see
 // workers): each holds a stack grown by the jobs it ran.
@@ -262,14 +272,14 @@ func (e *Engine) caller(ctx context.Context) (venue.Caller, error) {
 
 // touchUser records a caller the first time this process sees it act.
 func (e *Engine) touchUser(ctx context.Context, did string) {
-	if _, seen := e.users.Load(did); seen {
+	if _, seen := e.users.load(did); seen {
 		return
 	}
 	if err := e.store.TouchUser(ctx, did, e.now().UnixMilli()); err != nil {
 		e.log.Warn("record user", "caller", did, "err", err)
 		return
 	}
-	e.users.Store(did, true)
+	e.users.store(did, true)
 }
 
 func (e *Engine) ms() int64 { return e.now().UnixMilli() }

@@ -131,8 +131,8 @@ func (e *Engine) seal(owner, name, value string) ([]byte, error) {
 }
 
 func (e *Engine) ownerKey(owner string) (cipher.AEAD, error) {
-	if k, ok := e.keys.Load(owner); ok {
-		return k.(cipher.AEAD), nil
+	if k, ok := e.keys.load(owner); ok {
+		return k, nil
 	}
 	key, err := hkdf.Key(sha256.New, e.id.Key.Seed(), []byte("venue secrets v1"), owner, 32)
 	if err != nil {
@@ -146,7 +146,7 @@ func (e *Engine) ownerKey(owner string) (cipher.AEAD, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.keys.Store(owner, aead)
+	e.keys.store(owner, aead)
 	return aead, nil
 }
 
