@@ -173,7 +173,12 @@ func (e *Engine) recover(ctx context.Context) error {
 	}
 	if len(out) > 0 {
 		if _, err := e.store.WriteJobs(ctx, out); err != nil {
-			return err
+			// A full disk must not keep the venue from starting: started, it
+			// serves the reads and deletes that free space. The jobs stay as
+			// the previous run left them until a start records their end.
+			e.log.Error("could not record the end of the jobs the previous run left unfinished; they stay as they are until the next start",
+				"count", len(out), "err", err)
+			return nil
 		}
 		for _, r := range out {
 			e.dropMessages(r.ID)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -210,6 +211,37 @@ func TestEngine_ConfiguredSeedOverridingTheKeptOneIsWarned(t *testing.T) {
 // nested past encoding/json's 10000 levels, as unbounded prev chains once
 // made) does not keep a durable venue from starting: its job is failed from
 // what its row says.
+// fullStore is a store on a full disk: no job record can be written.
+type fullStore struct{ *sql.Store }
+
+func (fullStore) WriteJobs(context.Context, []runtime.JobRow) ([]bool, error) {
+	return nil, errors.New("write 1 jobs: database or disk is full (13)")
+}
+
+// TestEngine_RestartOnAFullDisk checks that a venue whose disk is full
+// still starts, to serve the reads and deletes that free space, and leaves
+// the jobs the last run left unfinished for the next start to fail.
+func TestEngine_RestartOnAFullDisk(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	rec := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 3}, Status: venue.StatusStarted, Created: 1, Updated: 2,
+		Operation: "v/test/ops/never", Caller: "did:key:alice", Version: 2}
+	row := runtime.JobRow{ID: rec.ID, Owner: rec.Caller, Status: rec.Status, Version: 2, Created: 1, Updated: 2, Record: rec.AppendJSON(nil)}
+	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
+		t.Fatal(err)
+	}
+	h := mustEngineOn(t, fullStore{st})
+	if got, err := h.Job(h.alice, rec.ID); err != nil || got.Status != venue.StatusStarted {
+		t.Fatalf("on the full disk: %v %v, want the job left STARTED", got, err)
+	}
+	h.Close()
+	h = mustEngineOn(t, st)
+	if got, err := h.Job(h.alice, rec.ID); err != nil || got.Status != venue.StatusFailed {
+		t.Fatalf("once it can be written: %v %v, want FAILED", got, err)
+	}
+	st.Close()
+}
+
 func TestEngine_RestartFailsUnreadableJobs(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "venue.db")
 	st := openFile(t, path)
