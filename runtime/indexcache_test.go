@@ -95,3 +95,30 @@ func TestIndexCache_ConcurrentReaders(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestIndexCache_OneIndexPerTextAtOnce: reads of one new text arriving
+// together make its index once and all get it.
+func TestIndexCache_OneIndexPerTextAtOnce(t *testing.T) {
+	c := newIndexCache(indexCacheBytes)
+	big := bigMap(50_000)
+	got := make([]*entryIndex, 8)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() {
+			x, err := c.index(bytes.Clone(big))
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = x
+		})
+	}
+	wg.Wait()
+	if c.made != 1 || len(c.pending) != 0 {
+		t.Fatalf("%d indexes made, %d left pending; want 1 and 0", c.made, len(c.pending))
+	}
+	for i, x := range got {
+		if x != got[0] {
+			t.Fatalf("reader %d got an index of its own", i)
+		}
+	}
+}
