@@ -9,6 +9,11 @@ const MaxSecretNameLen = 128
 // certificate or service-account document).
 const MaxSecretValueLen = 64 << 10
 
+// MaxSecrets bounds how many secrets one user keeps: their names are listed
+// whole (GET /api/v1/secrets), and 1,000 hold a key for every service a
+// user could connect many times over.
+const MaxSecrets = 1000
+
 // ValidSecretName reports whether name can name a secret: 1 to 128 letters,
 // digits, '_', '-' or '.', starting with a letter or digit.
 func ValidSecretName(name string) bool {

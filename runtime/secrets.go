@@ -36,12 +36,33 @@ func (e *Engine) PutSecret(ctx context.Context, name, value string) error {
 	if err := checkSecretValue(value); err != nil {
 		return err
 	}
+	if err := e.roomForSecret(ctx, c.DID, name); err != nil {
+		return err
+	}
 	sealed, err := e.seal(c.DID, name, value)
 	if err != nil {
 		return err
 	}
 	e.touchUser(ctx, c.DID)
 	return e.store.PutSecret(ctx, c.DID, name, sealed, e.ms())
+}
+
+// roomForSecret returns ECONFLICT if storing name would give owner more
+// than venue.MaxSecrets secrets; replacing one is always allowed. Two new
+// secrets stored at the same moment can pass the bound by one.
+func (e *Engine) roomForSecret(ctx context.Context, owner, name string) error {
+	_, _, err := e.store.Secret(ctx, owner, name)
+	if venue.ErrorCode(err) != venue.ENOTFOUND {
+		return err // stored already (nil), or the store failed
+	}
+	names, err := e.store.SecretNames(ctx, owner)
+	if err != nil {
+		return err
+	}
+	if len(names) >= venue.MaxSecrets {
+		return venue.Errorf(venue.ECONFLICT, "You keep %d secrets, the most a user may: delete some (DELETE /api/v1/secrets/{name}) before storing another", len(names))
+	}
+	return nil
 }
 
 // checkSecretValue bounds a value to store. A value shorter than

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -155,4 +156,46 @@ func (h *harness) invokeAs(t *testing.T, ctx context.Context, op, input string) 
 		t.Fatal(err)
 	}
 	return j
+}
+
+// TestEngine_SecretsBounded: a user keeps at most venue.MaxSecrets secrets;
+// past it a new one is refused with 409 words, while replacing a kept one,
+// and storing one after a delete, still work.
+func TestEngine_SecretsBounded(t *testing.T) {
+	h := mustEngine(t)
+	for i := range venue.MaxSecrets {
+		// Straight into the store: a thousand puts through the engine each
+		// list the names they count.
+		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name, secret, wantCode string
+		before                 func()
+	}{
+		{"a new secret past the bound", "ONE_MORE", venue.ECONFLICT, nil},
+		{"replacing a kept one", "KEY_0007", "", nil},
+		{"another user is not bounded by it", "", "", nil},
+		{"a new one once one is deleted", "ONE_MORE", "", func() {
+			if err := h.DeleteSecret(h.alice, "KEY_0001"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.before != nil {
+				tc.before()
+			}
+			caller, name := h.alice, tc.secret
+			if name == "" {
+				caller, name = h.bob, "KEY_0000"
+			}
+			err := h.PutSecret(caller, name, secretValue)
+			wantCode(t, err, tc.wantCode)
+			if tc.wantCode != "" && !strings.Contains(venue.ErrorMessage(err), "You keep 1000 secrets, the most a user may") {
+				t.Fatalf("message %q", venue.ErrorMessage(err))
+			}
+		})
+	}
 }

@@ -4,8 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+
+	venue "github.com/gridvenue/venue"
 )
 
 func TestREST_Assets(t *testing.T) {
@@ -128,4 +131,31 @@ func TestREST_Values(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestREST_SecretsBounded: past venue.MaxSecrets a new secret is refused
+// with 409 over REST and from secret:set, and the list stays whole.
+func TestREST_SecretsBounded(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	for i := range venue.MaxSecrets {
+		if r := c.do(t, "PUT", fmt.Sprintf("/api/v1/secrets/KEY_%04d", i), `"sk-live-1234567890"`); r.status != 200 {
+			t.Fatalf("secret %d: %d %s", i, r.status, r.body)
+		}
+	}
+	r := c.do(t, "PUT", "/api/v1/secrets/ONE_MORE", `"sk-live-1234567890"`)
+	if r.status != http.StatusConflict || !strings.Contains(r.errorText(t), "You keep 1000 secrets, the most a user may") {
+		t.Fatalf("past the bound: %d %s", r.status, r.body)
+	}
+	r = c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/ops/secret/set", "input": {"key": "ONE_MORE", "value": "sk-live-abcdef"}, "wait": true}`)
+	if !strings.Contains(string(r.body), `"status":"FAILED"`) || !strings.Contains(string(r.body), "the most a user may") {
+		t.Fatalf("secret:set past the bound: %d %s", r.status, r.body)
+	}
+	if r := c.do(t, "PUT", "/api/v1/secrets/KEY_0000", `"sk-live-0987654321"`); r.status != 200 {
+		t.Fatalf("replacing one: %d %s", r.status, r.body)
+	}
+	var list struct{ Total int }
+	if c.do(t, "GET", "/api/v1/secrets", nil).json(t, &list); list.Total != venue.MaxSecrets {
+		t.Fatalf("%d listed", list.Total)
+	}
 }
