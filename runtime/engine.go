@@ -103,7 +103,7 @@ type Engine struct {
 	cat        *catalog
 	ids        idGen
 	pool       pool
-	uploaded   pool // the worker slots uploaded code may hold (uploadedWorkers)
+	uploaded   *fairPool // the worker slots uploaded code may hold (uploadedWorkers)
 	workers    *workers
 	callers    *callerSlots
 	logs       logBudget // operations' log lines, per caller
@@ -157,7 +157,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	e.pool = newPool(cfg.Workers)
 	e.indexes = newIndexCache(indexCacheBytes)
-	e.uploaded = newPool(uploadedWorkers(cfg.Workers))
+	e.uploaded = newFairPool(uploadedWorkers(cfg.Workers))
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()

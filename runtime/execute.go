@@ -200,8 +200,8 @@ func failure(ctx context.Context, err error, timeout string) string {
 }
 
 // acquireSlots waits for a slot of j's caller (see callerSlots), then, for
-// uploaded code, for one of the uploaded share (uploadedWorkers), then for
-// a worker slot.
+// uploaded code, for one of the uploaded share (uploadedWorkers, handed out
+// fairly among callers: fairPool), then for a worker slot.
 func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
 	byCaller, uploaded := e.callers.applies(j), e.runsUploadedCode(j)
 	if byCaller {
@@ -210,7 +210,7 @@ func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
 		}
 	}
 	if uploaded {
-		if err := e.uploaded.acquire(ctx); err != nil {
+		if err := e.uploaded.acquire(ctx, j.caller.DID); err != nil {
 			e.releaseSlots(j, byCaller, false)
 			return err
 		}
@@ -225,7 +225,7 @@ func (e *Engine) acquireSlots(ctx context.Context, j *job) error {
 // releaseSlots gives back the caller's and the uploaded code's slots.
 func (e *Engine) releaseSlots(j *job, byCaller, uploaded bool) {
 	if uploaded {
-		e.uploaded.release()
+		e.uploaded.release(j.caller.DID)
 	}
 	if byCaller {
 		e.callers.release(j.caller.DID)

@@ -267,3 +267,67 @@ func TestWasm_OperationContentIsAModule(t *testing.T) {
 		})
 	}
 }
+
+// TestWasm_UploadedSlotsAreSharedFairly: the slots uploaded code may hold
+// go, as they free, to the waiting caller holding fewest, so a crowd of
+// identities queued first does not keep another caller's operation
+// waiting until the whole crowd has run.
+func TestWasm_UploadedSlotsAreSharedFairly(t *testing.T) {
+	loop := loopModule(t)
+	wc := mustClang(t, "../../examples/wordcount-c/wordcount.c")
+	wcMeta, err := os.ReadFile("../../examples/wordcount-c/operation.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := MustRunMain(t, "", func(cfg *Config) { cfg.JobTimeout = "30s"; cfg.Workers = 4 }) // three slots for uploaded code
+	c := newClient(m)
+	loopID, up := registerModule(t, c, `{"name": "loop", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, loop)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	wcID, up := registerModule(t, c, string(wcMeta), wc)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	crowd1, _ := asUser(t, m)
+	crowd2, _ := asUser(t, m)
+	other, _ := asUser(t, m)
+	invoke := func(cl *client, op, input string) string {
+		var job struct{ ID string }
+		cl.do(t, "POST", "/api/v1/invoke", `{"operation": "`+op+`", "input": `+input+`}`).json(t, &job)
+		return job.ID
+	}
+	status := func(cl *client, id string) string {
+		var job struct{ Status string }
+		cl.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &job)
+		return job.Status
+	}
+	type running struct {
+		cl *client
+		id string
+	}
+	var loops []running
+	defer func() {
+		for _, l := range loops {
+			l.cl.do(t, "PUT", "/api/v1/jobs/"+l.id+"/cancel", nil)
+		}
+	}()
+	for _, cl := range []*client{crowd1, crowd1, crowd2} {
+		loops = append(loops, running{cl, invoke(cl, loopID, "{}")})
+	}
+	for _, l := range loops {
+		eventually(t, "the crowd's loops run", func() bool { return status(l.cl, l.id) == "STARTED" })
+	}
+	queued := running{crowd2, invoke(crowd2, loopID, "{}")} // waits for a slot, first in line
+	loops = append(loops, queued)
+	time.Sleep(200 * time.Millisecond)
+	count := invoke(other, wcID, `{"text": "fair share"}`)
+	time.Sleep(200 * time.Millisecond)
+	if s := status(other, count); s != "PENDING" {
+		t.Fatalf("the other caller's job is %s with every uploaded slot held", s)
+	}
+	// A slot frees. In arrival order the crowd's queued loop would take it
+	// and the other caller's job would wait for a loop's 30 s deadline.
+	crowd1.do(t, "PUT", "/api/v1/jobs/"+loops[0].id+"/cancel", nil)
+	eventually(t, "the other caller's job runs first", func() bool { return status(other, count) == "COMPLETE" })
+}
