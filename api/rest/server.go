@@ -63,10 +63,11 @@ func New(e *runtime.Engine, opts Options) (*Server, error) {
 	if s.maxBody <= 0 {
 		s.maxBody = 16 << 20
 	}
-	s.bodies = newBodyBudget(max(opts.MaxBodiesBytes, s.maxBody))
-	if opts.MaxBodiesBytes <= 0 {
-		s.bodies = newBodyBudget(max(256<<20, s.maxBody))
+	bodies := opts.MaxBodiesBytes
+	if bodies <= 0 {
+		bodies = 256 << 20
 	}
+	s.bodies = newBodyBudget(max(bodies, s.maxBody))
 	if s.bodyTimeout <= 0 {
 		s.bodyTimeout = 30 * time.Second
 	}
