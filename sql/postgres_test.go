@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"net/url"
 	"strings"
@@ -284,5 +285,60 @@ func TestPostgres_ListenResyncsAfterReconnect(t *testing.T) {
 	case <-resyncs:
 	case <-time.After(15 * time.Second):
 		t.Fatal("no resync note after the listener reconnected")
+	}
+}
+
+// TestPostgres_NodesPruneSideBySide: nodes sharing a store prune at the
+// same time without failing (no deadlock between their deletes) and
+// between them delete each finished job once.
+func TestPostgres_NodesPruneSideBySide(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	a, b := mustOpen(t, dsn, Options{}), mustOpen(t, dsn, Options{})
+	const n = 3000
+	rows := make([]runtime.JobRow, 0, 500)
+	for i := range n {
+		var id venue.JobID
+		binary.BigEndian.PutUint64(id[:8], uint64(1_700_000_000_000+i)<<16)
+		rows = append(rows, runtime.JobRow{ID: id, Owner: "did:key:alice", Status: venue.StatusComplete, Version: 3,
+			Created: 1_700_000_000_000, Updated: 1_700_000_000_000, Record: benchRecord})
+		if len(rows) == cap(rows) {
+			if _, err := a.WriteJobs(t.Context(), rows); err != nil {
+				t.Fatal(err)
+			}
+			rows = rows[:0]
+		}
+	}
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		pruned = map[venue.JobID]int{}
+	)
+	for _, s := range []*Store{a, b, a, b} {
+		wg.Go(func() {
+			for {
+				ids, err := s.PruneJobs(t.Context(), 1_800_000_000_000, 200)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, id := range ids {
+					pruned[id]++
+				}
+				mu.Unlock()
+				if len(ids) == 0 {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(pruned) != n {
+		t.Fatalf("%d of %d jobs pruned", len(pruned), n)
+	}
+	for id, times := range pruned {
+		if times != 1 {
+			t.Fatalf("job %s reported pruned %d times", id, times)
+		}
 	}
 }
