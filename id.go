@@ -1,6 +1,7 @@
 package venue
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"strings"
 	"unicode/utf8"
@@ -32,6 +33,18 @@ func (id *JobID) UnmarshalText(b []byte) error {
 	}
 	*id = v
 	return nil
+}
+
+// JobIDAt returns the id of a job created at ms (milliseconds since the
+// epoch) with tail as its last eight bytes; the two between, which the
+// engine fills with a count within the millisecond, are zero. With tail 0
+// it is the smallest id of a job created at ms, so every job created
+// earlier has a smaller one.
+func JobIDAt(ms int64, tail uint64) JobID {
+	var id JobID
+	binary.BigEndian.PutUint64(id[:8], uint64(ms)<<16)
+	binary.BigEndian.PutUint64(id[8:], tail)
+	return id
 }
 
 // ParseJobID reads a job id with or without the "0x" prefix.

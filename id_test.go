@@ -331,3 +331,24 @@ func FuzzParseAssetID(f *testing.F) {
 		}
 	})
 }
+
+func TestJobIDAt(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ms   int64
+		tail uint64
+		want string
+	}{
+		{"a time, no tail", 0x0192f3c4a5b6, 0, "0x0192f3c4a5b600000000000000000000"},
+		{"a time and a tail", 0x0192f3c4a5b6, 0x0102030405060708, "0x0192f3c4a5b600000102030405060708"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := venue.JobIDAt(tc.ms, tc.tail).String(); got != tc.want {
+				t.Fatalf("JobIDAt(%#x, %#x) = %s, want %s", tc.ms, tc.tail, got, tc.want)
+			}
+		})
+	}
+	if a, b := venue.JobIDAt(1000, ^uint64(0)), venue.JobIDAt(1001, 0); a.String() >= b.String() {
+		t.Fatalf("an id of an earlier millisecond (%s) does not sort before the next one's floor (%s)", a, b)
+	}
+}

@@ -37,10 +37,7 @@ func (g *idGen) next() venue.JobID {
 	}
 	c := g.counter
 	g.mu.Unlock()
-	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], uint64(ms))
-	copy(id[0:6], ts[2:8])
+	id = venue.JobIDAt(ms, rand.Uint64())
 	binary.BigEndian.PutUint16(id[6:8], c)
-	binary.BigEndian.PutUint64(id[8:], rand.Uint64())
 	return id
 }

@@ -83,10 +83,9 @@ func (c *indexCache) index(text []byte) (*entryIndex, error) {
 	}
 	k := c.key(text)
 	c.mu.Lock()
-	if el, ok := c.byKey[k]; ok {
-		c.lru.MoveToFront(el)
+	if x := c.kept(k); x != nil {
 		c.mu.Unlock()
-		return el.Value.(*cachedIndex).x, nil
+		return x, nil
 	}
 	if p, ok := c.pending[k]; ok {
 		c.mu.Unlock()
@@ -115,6 +114,12 @@ func (c *indexCache) key(text []byte) indexKey {
 func (c *indexCache) get(k indexKey) *entryIndex {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.kept(k)
+}
+
+// kept returns the index kept under k, now the most recently used, or nil;
+// c.mu is held.
+func (c *indexCache) kept(k indexKey) *entryIndex {
 	el, ok := c.byKey[k]
 	if !ok {
 		return nil

@@ -62,16 +62,23 @@ func TestEngine_DurableStoreKeepsIdentityAndJobs(t *testing.T) {
 	}
 }
 
-func TestEngine_RestartFailsJobsLeftUnfinished(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "venue.db")
-	st := openFile(t, path)
-	// A record a crashed venue left STARTED.
-	rec := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 1}, Status: venue.StatusStarted, Created: 1, Updated: 2,
+// leftStarted stores the record of alice's job id as a venue that stopped
+// while it ran would have left it: STARTED.
+func leftStarted(t *testing.T, st runtime.Store, id venue.JobID) *venue.Job {
+	t.Helper()
+	rec := &venue.Job{ID: id, Status: venue.StatusStarted, Created: 1, Updated: 2,
 		Operation: "v/test/ops/never", Caller: "did:key:alice", Version: 2}
 	row := runtime.JobRow{ID: rec.ID, Owner: rec.Caller, Status: rec.Status, Version: 2, Created: 1, Updated: 2, Record: rec.AppendJSON(nil)}
 	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
 		t.Fatal(err)
 	}
+	return rec
+}
+
+func TestEngine_RestartFailsJobsLeftUnfinished(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	st := openFile(t, path)
+	rec := leftStarted(t, st, venue.JobID{0, 0, 0, 0, 0, 1}) // as a crashed venue left it
 	st.Close()
 	st = openFile(t, path)
 	defer st.Close()
@@ -224,12 +231,7 @@ func (fullStore) WriteJobs(context.Context, []runtime.JobRow) ([]bool, error) {
 func TestEngine_RestartOnAFullDisk(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "venue.db")
 	st := openFile(t, path)
-	rec := &venue.Job{ID: venue.JobID{0, 0, 0, 0, 0, 3}, Status: venue.StatusStarted, Created: 1, Updated: 2,
-		Operation: "v/test/ops/never", Caller: "did:key:alice", Version: 2}
-	row := runtime.JobRow{ID: rec.ID, Owner: rec.Caller, Status: rec.Status, Version: 2, Created: 1, Updated: 2, Record: rec.AppendJSON(nil)}
-	if _, err := st.WriteJobs(context.Background(), []runtime.JobRow{row}); err != nil {
-		t.Fatal(err)
-	}
+	rec := leftStarted(t, st, venue.JobID{0, 0, 0, 0, 0, 3})
 	h := mustEngineOn(t, fullStore{st})
 	if got, err := h.Job(h.alice, rec.ID); err != nil || got.Status != venue.StatusStarted {
 		t.Fatalf("on the full disk: %v %v, want the job left STARTED", got, err)

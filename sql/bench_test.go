@@ -211,10 +211,7 @@ func BenchmarkPruneJobs(b *testing.B) {
 			rows := func(from, n int, ms int64) []runtime.JobRow {
 				out := make([]runtime.JobRow, n)
 				for i := range out {
-					var id venue.JobID
-					binary.BigEndian.PutUint64(id[:8], uint64(ms)<<16|uint64(i%65536))
-					binary.BigEndian.PutUint64(id[8:], uint64(from+i))
-					out[i] = runtime.JobRow{ID: id, Owner: "did:key:bench", Status: venue.StatusComplete, Version: 3,
+					out[i] = runtime.JobRow{ID: venue.JobIDAt(ms, uint64(from+i)), Owner: "did:key:bench", Status: venue.StatusComplete, Version: 3,
 						Created: ms, Updated: ms, Record: benchRecord}
 				}
 				return out

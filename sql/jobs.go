@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	dbsql "database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -330,8 +329,7 @@ func (s *Store) DeleteJob(ctx context.Context, owner string, id venue.JobID) err
 // The id bound keeps the scan to the jobs created before then, on the
 // primary key, however many newer ones there are.
 func (s *Store) PruneJobs(ctx context.Context, before int64, limit int) ([]venue.JobID, error) {
-	var below venue.JobID
-	binary.BigEndian.PutUint64(below[:8], uint64(max(before, 0))<<16)
+	below := venue.JobIDAt(max(before, 0), 0)
 	rows, err := s.w.QueryContext(ctx, s.d.q(`DELETE FROM jobs WHERE id IN (
 		SELECT id FROM jobs WHERE id < ? AND updated < ? AND status IN ('COMPLETE', 'FAILED', 'CANCELLED', 'REJECTED')
 		ORDER BY id LIMIT ?) RETURNING id`), below[:], before, limit)

@@ -2,7 +2,6 @@ package sql
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"net/url"
 	"strings"
@@ -297,9 +296,7 @@ func TestPostgres_NodesPruneSideBySide(t *testing.T) {
 	const n = 3000
 	rows := make([]runtime.JobRow, 0, 500)
 	for i := range n {
-		var id venue.JobID
-		binary.BigEndian.PutUint64(id[:8], uint64(1_700_000_000_000+i)<<16)
-		rows = append(rows, runtime.JobRow{ID: id, Owner: "did:key:alice", Status: venue.StatusComplete, Version: 3,
+		rows = append(rows, runtime.JobRow{ID: venue.JobIDAt(1_700_000_000_000+int64(i), 0), Owner: "did:key:alice", Status: venue.StatusComplete, Version: 3,
 			Created: 1_700_000_000_000, Updated: 1_700_000_000_000, Record: benchRecord})
 		if len(rows) == cap(rows) {
 			if _, err := a.WriteJobs(t.Context(), rows); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"net/http"
 	"testing"
 	"time"
@@ -69,9 +68,7 @@ func writeOldJob(t *testing.T, store, owner string, age time.Duration) venue.Job
 	}
 	defer s.Close()
 	ms := time.Now().Add(-age).UnixMilli()
-	var id venue.JobID
-	binary.BigEndian.PutUint64(id[:8], uint64(ms)<<16)
-	id[15] = 1
+	id := venue.JobIDAt(ms, 1)
 	rec := &venue.Job{ID: id, Status: venue.StatusComplete, Created: ms, Updated: ms, Operation: "v/test/ops/echo",
 		Caller: owner, Version: 3, Output: []byte(`{"n":0}`)}
 	row := runtime.JobRow{ID: id, Owner: owner, Status: rec.Status, Version: 3, Created: ms, Updated: ms, Record: rec.AppendJSON(nil)}

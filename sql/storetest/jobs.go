@@ -2,7 +2,6 @@ package storetest
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -324,9 +323,7 @@ func testDeleteJob(t *testing.T, s runtime.Store) {
 // timedJob is a row whose id begins with its creation ms, as the engine's
 // ids do, created at created and last updated at updated.
 func timedJob(owner string, st venue.JobStatus, created, updated int64) runtime.JobRow {
-	id := newJobID()
-	binary.BigEndian.PutUint64(id[:8], uint64(created)<<16|uint64(binary.BigEndian.Uint16(id[6:8])))
-	r := job(id, owner, st, 1, "p")
+	r := job(venue.JobIDAt(created, rand.Uint64()), owner, st, 1, "p")
 	r.Created, r.Updated = created, updated
 	return r
 }
