@@ -136,11 +136,28 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 1, 1)
 	})
 	t.Run("by default a busy spell's instances stay for the next", func(t *testing.T) {
-		// Twelve calls at once on two cores: with 2 × GOMAXPROCS kept, the
-		// next spell made eight instances again, about 5 ms each.
+		// Twelve instances busy at once on two cores: with 2 × GOMAXPROCS
+		// kept, the next spell made eight instances again, about 5 ms each.
+		// They are taken and held here rather than by twelve calls at once,
+		// which on a loaded machine need not overlap.
 		h := mustHost(t, Config{})
-		x := direct(t, h, "goreactor")
-		mustParallel(t, x, 12)
+		m, err := h.Compile(ctx, mustGuest(t, "goreactor"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := poolKey{mod: m}
+		busy := make([]*instance, 12)
+		for i := range busy {
+			if busy[i], err = h.pools.take(ctx, key); err != nil || busy[i] != nil {
+				t.Fatalf("take %d: %v, %v; want a slot to fill", i, busy[i], err)
+			}
+			if busy[i], err = h.newInstance(ctx, key, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, in := range busy {
+			h.pools.put(in)
+		}
 		wantCounts(t, h, 12, 12)
 	})
 	t.Run("the oldest idle instance makes way at MaxInstances", func(t *testing.T) {
