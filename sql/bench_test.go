@@ -237,3 +237,28 @@ func BenchmarkPruneJobs(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteValue measures one write of a small value (replacing the
+// one before it at the same path, as a counter or a note would be), with
+// the store's bound on a user's values and without: the bound's cost is
+// two lookups of the owner's usage per write; counting it is a trigger on
+// every row written, in both.
+func BenchmarkWriteValue(b *testing.B) {
+	for _, o := range openers(b) {
+		for _, bounded := range []bool{false, true} {
+			s := o.open(b)
+			s.maxValues = 0
+			name := o.name + "/unbounded"
+			if bounded {
+				s.maxValues, name = 1<<30, o.name+"/bounded"
+			}
+			b.Run(name, func(b *testing.B) {
+				i := 0
+				for b.Loop() {
+					i++
+					put(b, s, []runtime.ValueRow{{Path: fmt.Sprintf("w/notes/n%03d", i%100), Value: fmt.Appendf(nil, `{"n":%d,"text":"a note of a few words"}`, i)}})
+				}
+			})
+		}
+	}
+}

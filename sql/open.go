@@ -34,6 +34,11 @@ type Options struct {
 	// NodeID names this process in the notes it publishes, so that its own
 	// listener skips them. "" picks a random id.
 	NodeID string
+
+	// MaxUserValuesBytes bounds the bytes of lattice values (paths and
+	// values) one owner stores; a write that would take an owner past it
+	// fails with ETOOLARGE. 0 is no bound.
+	MaxUserValuesBytes int64
 }
 
 // Store is the venue's store over SQLite or Postgres. It is safe for
@@ -46,13 +51,16 @@ type Store struct {
 	node string
 	dsn  string // the Postgres DSN, for listeners
 
+	maxValues int64 // Options.MaxUserValuesBytes
+
 	tmpDir string   // the ephemeral store's directory, removed by Close
 	lock   *os.File // a durable SQLite store's lock (lockFile), released by Close
 
-	upserts []*dbsql.Stmt // see upsert
-	reads   reads         // see prepared
-	peers   *peers        // other nodes heard from (Postgres)
-	channel string        // the notify channel of this store's schema (Postgres)
+	upserts     []*dbsql.Stmt // see upsert
+	valueWrites valueWrites   // see storeValues
+	reads       reads         // see prepared
+	peers       *peers        // other nodes heard from (Postgres)
+	channel     string        // the notify channel of this store's schema (Postgres)
 
 	tokenSweep atomic.Int64 // when UseTokenID last deleted expired records (ms)
 
@@ -71,7 +79,7 @@ type Store struct {
 // dbname=, is Postgres; anything else is the path of a durable SQLite file
 // (a "file:" prefix is allowed), whose directory is created if missing.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	s := &Store{log: opts.Logger, node: opts.NodeID, done: make(chan struct{}), peers: newPeers()}
+	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, done: make(chan struct{}), peers: newPeers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -102,6 +110,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	if err == nil {
 		err = s.prepareUpserts(ctx)
+	}
+	if err == nil {
+		err = s.prepareValueWrites(ctx)
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("open %s: %w", what, err), s.Close())
@@ -135,7 +146,7 @@ func (s *Store) Close() error {
 		}
 		close(s.done)
 		s.listeners.Wait()
-		errs := []error{s.closeUpserts(), s.closeReads()}
+		errs := []error{s.closeUpserts(), s.valueWrites.close(), s.closeReads()}
 		if s.r != nil && s.r != s.w {
 			errs = append(errs, s.r.Close())
 		}

@@ -23,7 +23,7 @@ func freshSchema(tb testing.TB, dsn string) string { return sqltest.FreshSchema(
 
 func TestPostgres_Store(t *testing.T) {
 	dsn := mustPostgres(t)
-	storetest.Run(t, func(t *testing.T) runtime.Store { return mustOpen(t, freshSchema(t, dsn), Options{}) })
+	storetest.Run(t, func(t *testing.T) runtime.Store { return mustOpen(t, freshSchema(t, dsn), suiteOptions) })
 }
 
 func TestPostgres_Dialect(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/sql/sqltest"
+	"github.com/gridvenue/venue/sql/storetest"
 )
 
 // mustOpen opens the store at dsn and closes it when the test ends.
@@ -22,6 +23,9 @@ func mustOpen(tb testing.TB, dsn string, opts Options) *Store {
 	return s
 }
 
+// suiteOptions are those the store suite needs (storetest.Run).
+var suiteOptions = Options{MaxUserValuesBytes: storetest.MaxUserValuesBytes}
+
 // opener opens a fresh, empty store of one kind.
 type opener struct {
 	name string
@@ -32,12 +36,12 @@ type opener struct {
 // ones always, Postgres when VENUE_TEST_POSTGRES is set.
 func openers(tb testing.TB) []opener {
 	ops := []opener{
-		{"sqlite-temp", func(tb testing.TB) *Store { return mustOpen(tb, "", Options{}) }},
-		{"sqlite-file", func(tb testing.TB) *Store { return mustOpen(tb, tb.TempDir()+"/venue.db", Options{}) }},
+		{"sqlite-temp", func(tb testing.TB) *Store { return mustOpen(tb, "", suiteOptions) }},
+		{"sqlite-file", func(tb testing.TB) *Store { return mustOpen(tb, tb.TempDir()+"/venue.db", suiteOptions) }},
 	}
 	if dsn := sqltest.PostgresDSN(tb, false); dsn != "" {
 		ops = append(ops, opener{"postgres", func(tb testing.TB) *Store {
-			return mustOpen(tb, freshSchema(tb, dsn), Options{})
+			return mustOpen(tb, freshSchema(tb, dsn), suiteOptions)
 		}})
 	}
 	return ops

@@ -3,10 +3,12 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/jmoiron/sqlx"
 )
@@ -104,9 +106,35 @@ func (s *Store) updateValues(ctx context.Context, owner, path string, below bool
 		if err != nil {
 			return err
 		}
-		return s.storeValues(ctx, tx, owner, path, put, del)
+		before, err := s.valuesUsage(ctx, tx, owner, len(put))
+		if err != nil {
+			return err
+		}
+		if err := s.storeValues(ctx, tx, owner, path, put, del); err != nil {
+			return err
+		}
+		after, err := s.valuesUsage(ctx, tx, owner, len(put))
+		if err != nil || after <= before || after <= s.maxValues {
+			return err
+		}
+		return venue.Errorf(venue.ETOOLARGE, "this write would make the values you store %d bytes, over the %d bytes one user may store: delete some first, or ask the venue's operator to raise maxUserValuesBytes", after, s.maxValues)
 	})
 	return wrap(err, "update values at %s", path)
+}
+
+// valuesUsage returns the bytes of values owner stores, as the triggers of
+// values_usage count them, when a write of puts rows is bounded; 0 when
+// it is not (no bound, or a write that only deletes). On Postgres a
+// concurrent write of another namespace of the same owner may commit
+// between the two reads of a write: a write can then be refused for
+// another's growth, never let past the bound.
+func (s *Store) valuesUsage(ctx context.Context, tx *sqlx.Tx, owner string, puts int) (int64, error) {
+	if s.maxValues <= 0 || puts == 0 {
+		return 0, nil
+	}
+	var n int64
+	err := tx.StmtContext(ctx, s.valueWrites.usage).QueryRowContext(ctx, owner).Scan(&n)
+	return n, err
 }
 
 // lockedRows reads the rows related to path in a write transaction: all of
@@ -190,25 +218,67 @@ func pathIn(owner, path string) (string, []any) {
 }
 
 // storeValues deletes del and stores put. A BelowRow's path in del deletes
-// every row below path.
+// every row below path. Its statements are prepared (valueWrites): parsing
+// one again on every write also compiled values_usage's triggers again.
 func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner, path string, put []runtime.ValueRow, del []string) error {
+	w := &s.valueWrites
 	for _, p := range del {
-		q, args := s.d.q("DELETE FROM lattice_values WHERE owner = ? AND path = ?"), []any{owner, p}
+		st, args := w.deleteAt, []any{owner, p}
 		if p == runtime.BelowRow(path).Path {
-			q, args = s.d.q("DELETE FROM lattice_values WHERE owner = ? AND path > ? AND path < ?"), []any{owner, path + "/", path + "0"}
+			st, args = w.deleteBelow, []any{owner, path + "/", path + "0"}
 		}
-		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
 			return err
 		}
 	}
-	q := s.d.q(`INSERT INTO lattice_values (owner, path, value) VALUES (?, ?, ?)
-		ON CONFLICT (owner, path) DO UPDATE SET value = excluded.value`)
+	if len(put) == 0 {
+		return nil
+	}
+	upsert := tx.StmtContext(ctx, w.upsert)
 	for _, r := range put {
-		if _, err := tx.ExecContext(ctx, q, owner, r.Path, r.Value); err != nil {
+		if _, err := upsert.ExecContext(ctx, owner, r.Path, r.Value); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// valueWrites are the statements that write lattice_values, and the
+// lookup of an owner's usage, prepared at Open: preparing through the pool
+// later, inside a transaction, would wait forever for SQLite's one writer
+// connection.
+type valueWrites struct {
+	upsert, deleteAt, deleteBelow, usage *dbsql.Stmt
+}
+
+func (s *Store) prepareValueWrites(ctx context.Context) error {
+	w := &s.valueWrites
+	for _, p := range []struct {
+		st **dbsql.Stmt
+		q  string
+	}{
+		{&w.upsert, "INSERT INTO lattice_values (owner, path, value) VALUES (?, ?, ?) ON CONFLICT (owner, path) DO UPDATE SET value = excluded.value"},
+		{&w.deleteAt, "DELETE FROM lattice_values WHERE owner = ? AND path = ?"},
+		{&w.deleteBelow, "DELETE FROM lattice_values WHERE owner = ? AND path > ? AND path < ?"},
+		{&w.usage, "SELECT COALESCE(MAX(bytes), 0) FROM values_usage WHERE owner = ?"},
+	} {
+		st, err := s.w.PrepareContext(ctx, s.d.q(p.q))
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", p.q, err)
+		}
+		*p.st = st
+	}
+	return nil
+}
+
+func (w *valueWrites) close() error {
+	var errs []error
+	for _, st := range []*dbsql.Stmt{w.upsert, w.deleteAt, w.deleteBelow, w.usage} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func scanValues(rows *dbsql.Rows, err error) ([]runtime.ValueRow, error) {

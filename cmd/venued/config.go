@@ -21,34 +21,35 @@ import (
 // Config is the venue's configuration: defaults, then the JSON config file,
 // then VENUE_* environment variables, then flags, each overriding the last.
 type Config struct {
-	Listen         string            `json:"listen"`         // address to listen on; default 127.0.0.1:8080
-	URL            string            `json:"url"`            // public base URL; default http://<listen address>
-	Name           string            `json:"name"`           // venue name; default "Venue"
-	Store          string            `json:"store"`          // "" temporary SQLite, a file path, or a postgres:// URL
-	Seed           string            `json:"seed"`           // Ed25519 seed, 64 hex digits; default: kept in the store
-	Workers        int               `json:"workers"`        // jobs executing at once; default 64
-	CallerWorkers  int               `json:"callerWorkers"`  // jobs of one caller executing at once; default 3/4 of workers
-	MaxJobs        int               `json:"maxJobs"`        // unfinished jobs this node holds at once; default 20000
-	MaxCallerJobs  int               `json:"maxCallerJobs"`  // of them, one caller's; default 5000
-	MaxJobBytes    int64             `json:"maxJobBytes"`    // bytes of input they hold together; default 256 MiB
-	MaxCallerBytes int64             `json:"maxCallerBytes"` // of them, one caller's jobs'; default 64 MiB
-	TestOps        *bool             `json:"testOps"`        // serve the engine's test operations (v/test/ops); default: on a loopback listener only
-	JobTimeout     string            `json:"jobTimeout"`     // deadline of one job execution, e.g. "10m"
-	JobRetention   string            `json:"jobRetention"`   // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
-	MaxContentSize int64             `json:"maxContentSize"` // largest asset content in bytes; default 1 GiB
-	MaxBodyBytes   int64             `json:"maxBodyBytes"`   // largest JSON request body; default 16 MiB
-	MaxBodiesBytes int64             `json:"maxBodiesBytes"` // bytes of request bodies held at once; default 256 MiB
-	BodyTimeout    string            `json:"bodyTimeout"`    // longest pause while a request body arrives, e.g. "30s" (the default)
-	Names          map[string]string `json:"names"`          // registered operation names → references
-	LogLevel       string            `json:"logLevel"`       // debug, info, warn or error; default info
-	LogFormat      string            `json:"logFormat"`      // text or json; default text
-	Pprof          bool              `json:"pprof"`          // serve Go's profiler at /debug/pprof/; default off
-	WasmMemoryMiB  int               `json:"wasmMemoryMiB"`  // memory limit of one Wasm operation instance; default 64
-	WasmCacheDir   string            `json:"wasmCacheDir"`   // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
-	AllowHosts     []string          `json:"allowHosts"`     // hosts operations may reach although they are private or loopback
-	BlockHosts     []string          `json:"blockHosts"`     // hosts operations may never reach
-	Auth           AuthConfig        `json:"auth"`           // tokens, sign-in providers and what anonymous callers may do
-	MCP            MCPConfig         `json:"mcp"`            // the MCP door and bridged MCP servers
+	Listen         string            `json:"listen"`             // address to listen on; default 127.0.0.1:8080
+	URL            string            `json:"url"`                // public base URL; default http://<listen address>
+	Name           string            `json:"name"`               // venue name; default "Venue"
+	Store          string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
+	Seed           string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
+	Workers        int               `json:"workers"`            // jobs executing at once; default 64
+	CallerWorkers  int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
+	MaxJobs        int               `json:"maxJobs"`            // unfinished jobs this node holds at once; default 20000
+	MaxCallerJobs  int               `json:"maxCallerJobs"`      // of them, one caller's; default 5000
+	MaxJobBytes    int64             `json:"maxJobBytes"`        // bytes of input they hold together; default 256 MiB
+	MaxCallerBytes int64             `json:"maxCallerBytes"`     // of them, one caller's jobs'; default 64 MiB
+	TestOps        *bool             `json:"testOps"`            // serve the engine's test operations (v/test/ops); default: on a loopback listener only
+	JobTimeout     string            `json:"jobTimeout"`         // deadline of one job execution, e.g. "10m"
+	JobRetention   string            `json:"jobRetention"`       // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
+	MaxContentSize int64             `json:"maxContentSize"`     // largest asset content in bytes; default 1 GiB
+	MaxBodyBytes   int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
+	MaxBodiesBytes int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
+	MaxUserValues  int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
+	BodyTimeout    string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
+	Names          map[string]string `json:"names"`              // registered operation names → references
+	LogLevel       string            `json:"logLevel"`           // debug, info, warn or error; default info
+	LogFormat      string            `json:"logFormat"`          // text or json; default text
+	Pprof          bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
+	WasmMemoryMiB  int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
+	WasmCacheDir   string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
+	AllowHosts     []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
+	BlockHosts     []string          `json:"blockHosts"`         // hosts operations may never reach
+	Auth           AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
+	MCP            MCPConfig         `json:"mcp"`                // the MCP door and bridged MCP servers
 }
 
 func defaultConfig() Config {
@@ -154,7 +155,8 @@ func hostList(v string) []string {
 // applyEnvNumbers applies the numeric VENUE_* overrides.
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes,
-		"VENUE_MAX_BODIES_BYTES": &cfg.MaxBodiesBytes, "VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes} {
+		"VENUE_MAX_BODIES_BYTES": &cfg.MaxBodiesBytes, "VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes,
+		"VENUE_MAX_USER_VALUES_BYTES": &cfg.MaxUserValues} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
@@ -249,7 +251,7 @@ func (c Config) validate() error {
 		value int64
 	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
 		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
-		{"maxBodiesBytes", c.MaxBodiesBytes}} {
+		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}} {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
 		}

@@ -61,6 +61,8 @@ func TestLoadConfig(t *testing.T) {
 		{"a bodies budget below the default body", nil, env("VENUE_MAX_BODIES_BYTES", "1048576"), nil, "maxBodiesBytes 1048576 is below maxBodyBytes 16777216"},
 		{"a bodies budget below the body set", nil, env("VENUE_MAX_BODIES_BYTES", "1048576", "VENUE_MAX_BODY_BYTES", "2097152"), nil,
 			"maxBodiesBytes 1048576 is below maxBodyBytes 2097152"},
+		{"a bound on a user's values from env", nil, env("VENUE_MAX_USER_VALUES_BYTES", "1048576"), func(c Config) bool { return c.MaxUserValues == 1<<20 }, ""},
+		{"a negative bound on a user's values", nil, env("VENUE_MAX_USER_VALUES_BYTES", "-5"), nil, `VENUE_MAX_USER_VALUES_BYTES="-5"`},
 		{"host lists take spaces after commas", nil, env("VENUE_BLOCK_HOSTS", "example.com, 127.0.0.0/8"),
 			func(c Config) bool { return len(c.BlockHosts) == 2 && c.BlockHosts[1] == "127.0.0.0/8" }, ""},
 		{"a block entry that matches nothing", nil, env("VENUE_BLOCK_HOSTS", "127.0.0.0/33"), nil, `blockHosts: "127.0.0.0/33" is not a host name`},

@@ -159,3 +159,43 @@ func TestREST_SecretsBounded(t *testing.T) {
 		t.Fatalf("%d listed", list.Total)
 	}
 }
+
+// TestREST_UserValuesBounded: a write through the core operations that
+// would take a user's values past maxUserValuesBytes fails its job with a
+// message that says what to do, stores nothing, and leaves other users be;
+// deleting makes room again.
+func TestREST_UserValuesBounded(t *testing.T) {
+	forEachStore(t, func(t *testing.T, _ *client, m *Main) {
+		alice, _ := asUser(t, m)
+		bob, _ := asUser(t, m)
+		text := func(n int) string { return `"` + strings.Repeat("x", n) + `"` }
+		write := func(c *client, op, input string) (status, body string) {
+			r := c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/ops/core/`+op+`", "input": `+input+`, "wait": true}`)
+			var rec struct{ Status, Error string }
+			r.json(t, &rec)
+			return rec.Status, rec.Error
+		}
+		for _, step := range []struct {
+			name, who, op, input, status, says string
+		}{
+			{"within the bound", "alice", "write", `{"path": "w/a", "value": [` + text(3000) + `]}`, "COMPLETE", ""},
+			{"past it", "alice", "write", `{"path": "w/b", "value": ` + text(2000) + `}`, "FAILED", "over the 4096 bytes one user may store: delete some first"},
+			{"an append past it", "alice", "append", `{"path": "w/a", "value": ` + text(2000) + `}`, "FAILED", "one user may store"},
+			{"another user's room is their own", "bob", "write", `{"path": "w/b", "value": ` + text(2000) + `}`, "COMPLETE", ""},
+			{"a delete makes room", "alice", "delete", `{"path": "w/a"}`, "COMPLETE", ""},
+			{"for the write refused before", "alice", "write", `{"path": "w/b", "value": ` + text(2000) + `}`, "COMPLETE", ""},
+		} {
+			c := alice
+			if step.who == "bob" {
+				c = bob
+			}
+			status, msg := write(c, step.op, step.input)
+			if status != step.status || !strings.Contains(msg, step.says) {
+				t.Fatalf("%s: %s %q, want %s saying %q", step.name, status, msg, step.status, step.says)
+			}
+		}
+		if r := alice.do(t, "GET", "/api/v1/values/read?path=w/a", nil); !strings.Contains(string(r.body), `"exists":false`) {
+			t.Fatalf("w/a after its delete: %d %s", r.status, r.body)
+		}
+	}, func(c *Config) { c.MaxUserValues = 4096 })
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -126,7 +127,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err := checkStorePath(m.Config.Store); err != nil {
 		return nil, err
 	}
-	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger})
+	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30)})
 	if err != nil {
 		return nil, err // sql.Open's errors already say "open store"
 	}

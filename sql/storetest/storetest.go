@@ -13,7 +13,8 @@ import (
 )
 
 // Run runs the suite against stores made by open, which must return a fresh,
-// empty store and close it in t.Cleanup.
+// empty store, bounding each owner's values at MaxUserValuesBytes, and close
+// it in t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 	groups := []struct {
 		name string
@@ -36,6 +37,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"ValueRows", testValueRows},
 		{"UpdateValues", testUpdateValues},
 		{"UpdateValuesConcurrent", testUpdateValuesConcurrent},
+		{"ValuesUsage", testValuesUsage},
 		{"Meta", testMeta},
 		{"Users", testUsers},
 		{"TokenIDs", testTokenIDs},
