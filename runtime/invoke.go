@@ -111,7 +111,7 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 	if ctx.Err() != nil { // the venue is shutting down, or the caller went away
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "The venue stopped waiting for the operation (it is shutting down); job %s is %s", rec.ID, rec.Status)
 	}
-	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s", e.cfg.MaxWait, rec.ID, rec.Status)
+	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s and goes on: follow it at /api/v1/jobs/%[2]s, or cancel it there", e.cfg.MaxWait, rec.ID, rec.Status)
 }
 
 // ErrOperationFailed is in Run's error for a job that ended FAILED or

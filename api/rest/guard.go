@@ -128,8 +128,35 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if name := repeatedParam(r); name != "" {
+			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf(
+				"Query parameter %q is given more than once, and this endpoint reads one: give it once", clipPath(name)))
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// repeatedParam names a query parameter given more than once where the
+// routes would read only the first (every parameter but inspect's path):
+// a second path=... would otherwise be dropped without a word.
+func repeatedParam(r *http.Request) string {
+	q := r.URL.RawQuery
+	if strings.IndexByte(q, '&') < 0 {
+		return ""
+	}
+	inspect := r.URL.Path == "/api/v1/values/inspect"
+	seen := map[string]bool{}
+	for part := range strings.SplitSeq(q, "&") {
+		name, _, _ := strings.Cut(part, "=")
+		if name, err := url.QueryUnescape(name); err == nil && name != "" && !(inspect && name == "path") {
+			if seen[name] {
+				return name
+			}
+			seen[name] = true
+		}
+	}
+	return ""
 }
 
 func unclean(p string) bool {

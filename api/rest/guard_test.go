@@ -74,3 +74,22 @@ func FuzzRewriteRefPaths(f *testing.F) {
 		}
 	})
 }
+
+func TestRepeatedParam(t *testing.T) {
+	for _, tc := range []struct{ name, target, want string }{
+		{"no query", "/api/v1/values/read", ""},
+		{"one parameter", "/api/v1/values/read?path=w/a", ""},
+		{"two different ones", "/api/v1/values/slice?path=w/a&limit=5", ""},
+		{"a path twice", "/api/v1/values/read?path=w/a&path=v/info", "path"},
+		{"a repeat spelled escaped", "/api/v1/values/slice?limit=1&li%6Dit=2", "limit"},
+		{"inspect takes several paths", "/api/v1/values/inspect?path=w/a&path=w/b", ""},
+		{"but one budget", "/api/v1/values/inspect?path=w/a&budget=1&budget=2", "budget"},
+		{"empty pieces are no parameter", "/api/v1/jobs?&&limit=1", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := repeatedParam(httptest.NewRequest("GET", tc.target, nil)); got != tc.want {
+				t.Fatalf("repeatedParam = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -45,7 +45,8 @@ func (s *Server) registerInvoke() {
 	s.documentInvokeBody(&op)
 	op = s.documentErrors(op, map[string]string{
 		"429": "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them",
-		"503": "The job record could not be stored, the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes), or it stopped before the job ended"})
+		"503": "The job record could not be stored, the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes), or it stopped before the job ended",
+		"504": "The job did not end within the wait; it goes on, and the message names it"})
 	huma.Register(s.api, op, s.run)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 }

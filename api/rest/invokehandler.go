@@ -35,9 +35,9 @@ func (s *Server) registerInvokeHandler() {
 			"201": {Description: "The job record", Headers: map[string]*huma.Param{"Location": {
 				Description: "Where the job can be read", Schema: &huma.Schema{Type: "string"}}},
 				Content: map[string]*huma.MediaType{"application/json": {Schema: reg.Schema(reflect.TypeFor[JobRecord](), true, "Job")}}},
-			"400": errorResponse(s.api, "The reference resolves to nothing, or the input breaks the operation's schema"),
+			"400": errorResponse(s.api, "The reference resolves to nothing, the input breaks the operation's schema, or a UCAN in ucans is not a well-formed token"),
 			"401": errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not invoke here"),
-			"403": errorResponse(s.api, "A UCAN in ucans failed verification, or the caller lacks a capability"),
+			"403": errorResponse(s.api, "A well-formed UCAN in ucans failed verification (signature, time, audience or chain), or the caller lacks a capability"),
 			"413": errorResponse(s.api, "The body is larger than the venue allows"),
 			"429": errorResponse(s.api, "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them"),
 			"503": errorResponse(s.api, "The job record could not be stored, or the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes)"),

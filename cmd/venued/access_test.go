@@ -107,6 +107,13 @@ func TestToken_Command(t *testing.T) {
 	if r := c.do(t, "GET", "/api/v1/secrets", nil); !strings.Contains(string(r.body), "MINE") {
 		t.Fatalf("%s", r.body)
 	}
+	noted := false
+	for line := range mint("--ttl", "48h") { // a shell comment, among the assignments
+		noted = noted || strings.HasPrefix(line, "# a venue accepts a token valid for 48h0m0s only if its auth.maxTokenTTL is at least that")
+	}
+	if !noted {
+		t.Error("a token valid past 24h comes without a note of what a venue accepts")
+	}
 	for _, bad := range [][]string{{"--seed", "zz"}, {"--ttl", "-1s"}, {"extra"}, {"--url", "ftp://x"}} {
 		if err := runToken(bad, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v: no error", bad)

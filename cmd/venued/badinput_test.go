@@ -66,6 +66,7 @@ func TestREST_BadInput(t *testing.T) {
 			{"values read with a trailing slash", "GET", "/api/v1/values/read?path=w/x/", nil, 400, "empty segment"},
 			{"values read with an unknown namespace", "GET", "/api/v1/values/read?path=zz/x", nil, 400, "unknown namespace"},
 			{"a query with a bad escape", "GET", "/api/v1/values/read?path=%zz", nil, 400, `The query string is not valid: "%zz"; write a literal % as %25`},
+			{"a path given twice to read", "GET", "/api/v1/values/read?path=w/a&path=v/info", nil, 400, `Query parameter "path" is given more than once, and this endpoint reads one: give it once`},
 			{"asset metadata with a number past a double", "POST", "/api/v1/assets", `{"a": 1e999999}`, 400, "a number out of the range JSON numbers have here"},
 			{"values slice with a bad limit", "GET", "/api/v1/values/slice?path=j&limit=-1", nil, 400, "limit"},
 			{"values slice with a huge limit", "GET", "/api/v1/values/slice?path=j&limit=100000", nil, 400, "limit"},

@@ -51,6 +51,12 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *ttl > 24*time.Hour {
+		// A shell comment, so that eval "$(venued token)" still works.
+		if _, err := fmt.Fprintf(out, "# a venue accepts a token valid for %s only if its auth.maxTokenTTL is at least that (24h by default)\n", *ttl); err != nil {
+			return err
+		}
+	}
 	_, err = fmt.Fprintf(out, "DID=%s\nSEED=%s\nTOKEN=%s\n", didOf(key), hex.EncodeToString(seed), tok)
 	return err
 }
