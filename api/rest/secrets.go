@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // ListSecretsOutput lists the caller's secret names.
@@ -92,6 +95,15 @@ var secretMembers = map[string]bool{"value": true}
 // secretValue accepts both bodies the spec shows: a JSON string, or an
 // object with a string "value".
 func secretValue(body json.RawMessage) (string, error) {
+	v, err := secretText(body)
+	if err == nil && strings.ContainsRune(v, utf8.RuneError) && jsonscan.LoneSurrogate(body) {
+		// Decoded, the half became U+FFFD: the secret stored would not be the one sent.
+		return "", venue.Errorf(venue.EINVALID, "The secret's value escapes half of a UTF-16 surrogate pair without the other half, which would store U+FFFD instead: send both halves, or the character itself")
+	}
+	return v, err
+}
+
+func secretText(body json.RawMessage) (string, error) {
 	var v string
 	if json.Unmarshal(body, &v) == nil && string(bytes.TrimSpace(body)) != "null" {
 		return v, nil

@@ -75,6 +75,8 @@ func TestREST_BadInput(t *testing.T) {
 			{"delete a secret name with a slash", "DELETE", "/api/v1/secrets/a/b", nil, 400, `Invalid secret name "a/b"`},
 			{"secret body of the wrong type", "PUT", "/api/v1/secrets/GOOD", `42`, 400, "'value' string field"},
 			{"secret body object without value", "PUT", "/api/v1/secrets/GOOD", `{"val": "x"}`, 400, "'value' string field"},
+			{"a secret with half a surrogate pair", "PUT", "/api/v1/secrets/GOOD", `{"value": "\ud800abcd"}`, 400, "half of a UTF-16 surrogate pair"},
+			{"a secret as a string with half a pair", "PUT", "/api/v1/secrets/GOOD", `"abcd\udfff"`, 400, "half of a UTF-16 surrogate pair"},
 			{"secret body malformed", "PUT", "/api/v1/secrets/GOOD", `{"value": `, 400, "not valid JSON"},
 			{"secret too short to mask", "PUT", "/api/v1/secrets/GOOD", `"abc"`, 400, "at least 4 characters: shorter values cannot be masked reliably in job records"},
 			{"empty secret", "PUT", "/api/v1/secrets/GOOD", `{"value": ""}`, 400, "at least 4 characters"},

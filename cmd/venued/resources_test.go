@@ -199,3 +199,22 @@ func TestREST_UserValuesBounded(t *testing.T) {
 		}
 	}, func(c *Config) { c.MaxUserValues = 4096 })
 }
+
+// TestREST_SecretsKeptAsSent: a secret whose JSON escapes half a surrogate
+// pair would decode to U+FFFD, another value than the one sent: both ways
+// of setting one refuse it, and nothing is stored.
+func TestREST_SecretsKeptAsSent(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	if r := c.do(t, "PUT", "/api/v1/secrets/HALF", `{"value": "\ud800abcd"}`); r.status != http.StatusBadRequest ||
+		!strings.Contains(r.errorText(t), "half of a UTF-16 surrogate pair") {
+		t.Fatalf("PUT: %d %s", r.status, r.body)
+	}
+	r := c.run(t, "v/ops/secret/set", `{"name": "HALF", "value": "abcd\udfff"}`)
+	if r.status != http.StatusBadRequest || !strings.Contains(r.errorText(t), "'value' escapes half of a UTF-16 surrogate pair") {
+		t.Fatalf("secret:set: %d %s", r.status, r.body)
+	}
+	mustOK(t, c.run(t, "v/ops/secret/set", `{"name": "WHOLE", "value": "\ud83d\ude00 and \u00e9"}`))
+	if r := c.do(t, "GET", "/api/v1/secrets", nil); !strings.HasPrefix(string(r.body), `{"items":["WHOLE"],"total":1}`) {
+		t.Fatalf("stored: %s", r.body)
+	}
+}

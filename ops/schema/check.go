@@ -2,9 +2,11 @@ package schema
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -184,7 +186,7 @@ func (c *checker) checkNumber(o *jsonv.Object, v json.Number, at *place) *Violat
 	if !multiple && !slices.ContainsFunc(numberBounds, func(b numberBound) bool { _, has := o.Get(b.key); return has }) {
 		return nil // and spare parsing the number
 	}
-	f, ok := number(v)
+	f, ok := magnitude(v)
 	if !ok {
 		return nil
 	}
@@ -197,11 +199,30 @@ func (c *checker) checkNumber(o *jsonv.Object, v json.Number, at *place) *Violat
 	}
 	if m, has := o.Get("multipleOf"); has {
 		d, _ := number(m)
-		if q := f / d; math.Abs(q-math.Round(q)) > 1e-9*math.Max(1, math.Abs(q)) {
+		if q := f / d; math.IsInf(q, 0) || math.Abs(q-math.Round(q)) > 1e-9*math.Max(1, math.Abs(q)) {
 			return violation(at, fmt.Sprintf("%s is not a multiple of %s", short(v), short(m)))
 		}
 	}
 	return nil
+}
+
+// magnitude is a number's value for its bounds: one past a double's range
+// is ±Inf, so that 1e999 is still more than any maximum, and one too small
+// for a double but not 0 is the smallest double of its sign, so that
+// 1e-999 is still more than 0. (Equality, for enum and uniqueItems,
+// compares such numbers as written instead.)
+func magnitude(v json.Number) (float64, bool) {
+	f, err := v.Float64()
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	if mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e"); f == 0 && strings.ContainsAny(mantissa, "123456789") {
+		f = math.SmallestNonzeroFloat64
+		if strings.HasPrefix(mantissa, "-") {
+			f = -f
+		}
+	}
+	return f, true
 }
 
 func (c *checker) checkString(o *jsonv.Object, str string, at *place) *Violation {

@@ -3,7 +3,9 @@ package secret
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/gridvenue/venue/internal/jsonscan"
 	"github.com/gridvenue/venue/ops/internal/input"
 	"github.com/gridvenue/venue/wasm/guest"
 )
@@ -36,6 +38,9 @@ func set(in json.RawMessage) (any, error) {
 		return nil, guest.Errorf("secret:set got both 'name' (%s) and 'key' (%s): give one", p.Name, p.Key)
 	case p.Value == nil:
 		return nil, input.Required("value")
+	case strings.ContainsRune(*p.Value, utf8.RuneError) && jsonscan.LoneSurrogate(in):
+		// Decoded, the half became U+FFFD: the secret stored would not be the one sent.
+		return nil, guest.Errorf("'value' escapes half of a UTF-16 surrogate pair without the other half, which would store U+FFFD instead: send both halves, or the character itself")
 	}
 	var out json.RawMessage
 	if err := guest.Call("secret.set", map[string]string{"name": name, "value": *p.Value}, &out); err != nil {
