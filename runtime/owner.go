@@ -29,6 +29,11 @@ func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller,
 			// be quoted into every error about it.
 			return c, venue.Path{}, venue.Errorf(venue.EINVALID, "The DID a path begins with is too long: %d bytes, the limit is %d", len(owner), venue.MaxPathLen)
 		}
+		if !venue.ValidDID(owner) {
+			// No grant could ever name it: a capability error would only
+			// send the caller looking for one.
+			return c, venue.Path{}, venue.Errorf(venue.EINVALID, "Path %q begins with %q, which is not a DID: write did:<method>:<id>/<namespace>/..., e.g. did:key:z6Mk.../w/notes", clipRef(path), clipRef(owner))
+		}
 	}
 	p, err := venue.ParsePath(rel)
 	if err != nil {

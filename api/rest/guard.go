@@ -128,6 +128,12 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 				return
 			}
 		}
+		if enc := r.Header.Get("Content-Encoding"); enc != "" && r.ContentLength != 0 && !strings.EqualFold(enc, "identity") {
+			// Read as it comes, a compressed body is "not UTF-8" or a content hash mismatch.
+			writeJSONError(w, http.StatusUnsupportedMediaType, fmt.Sprintf(
+				"Content-Encoding %q is not supported: send the body uncompressed", clipPath(enc)))
+			return
+		}
 		if name := repeatedParam(r); name != "" {
 			writeJSONError(w, http.StatusBadRequest, fmt.Sprintf(
 				"Query parameter %q is given more than once, and this endpoint reads one: give it once", clipPath(name)))

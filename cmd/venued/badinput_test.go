@@ -64,6 +64,7 @@ func TestREST_BadInput(t *testing.T) {
 			{"values read with ..", "GET", "/api/v1/values/read?path=w/../s", nil, 400, "may not step up"},
 			{"values read with an empty segment", "GET", "/api/v1/values/read?path=w//x", nil, 400, "empty segment"},
 			{"values read with a trailing slash", "GET", "/api/v1/values/read?path=w/x/", nil, 400, "empty segment"},
+			{"values read under something that is not a DID", "GET", "/api/v1/values/read?path=did:key:/w", nil, 400, `begins with "did:key:", which is not a DID`},
 			{"values read with an unknown namespace", "GET", "/api/v1/values/read?path=zz/x", nil, 400, "unknown namespace"},
 			{"a query with a bad escape", "GET", "/api/v1/values/read?path=%zz", nil, 400, `The query string is not valid: "%zz"; write a literal % as %25`},
 			{"a path given twice to read", "GET", "/api/v1/values/read?path=w/a&path=v/info", nil, 400, `Query parameter "path" is given more than once, and this endpoint reads one: give it once`},
@@ -89,11 +90,15 @@ func TestREST_BadInput(t *testing.T) {
 			{"dot segment", "GET", "/api/./v1/status", nil, 400, "has an empty or dot segment"},
 			{"doubled slash beside the API", "POST", "//mcp", `{}`, 400, "has an empty or dot segment"},
 			{"SSE with a non-SSE Accept", "GET", "/api/v1/jobs/" + job + "/sse", nil, 406, "text/event-stream"},
+			{"a compressed body", "POST", "/api/v1/invoke", "\x1f\x8b\x08\x00", 415, `Content-Encoding "gzip" is not supported: send the body uncompressed`},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				var header []string
 				if strings.HasSuffix(tc.path, "/sse") && tc.status == 406 {
 					header = []string{"Accept", "application/json"}
+				}
+				if tc.status == 415 {
+					header = []string{"Content-Encoding", "gzip"}
 				}
 				r := c.do(t, tc.method, tc.path, tc.body, header...)
 				msg := r.errorText(t)
