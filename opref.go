@@ -33,6 +33,12 @@ func UnresolvableOp(ref string) *Error {
 	return Errorf(EINVALID, "Error invoking operation: IllegalArgumentException:Cannot resolve operation: %s", clip(ref))
 }
 
+// UnresolvableOpBecause is UnresolvableOp with the reason after it, for a
+// reference that exists but cannot be followed to an operation.
+func UnresolvableOpBecause(ref, why string) *Error {
+	return Errorf(EINVALID, "Error invoking operation: IllegalArgumentException:Cannot resolve operation: %s (%s)", clip(ref), why)
+}
+
 // ParseOpRef reads an operation reference. Returns EINVALID with the spec's
 // "Cannot resolve operation" message for anything that is not one of its forms.
 func ParseOpRef(s string) (OpRef, error) {

@@ -88,7 +88,11 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 			return venue.ParseOperation(path, v)
 		}
 		var target string
-		if ok && follow && json.Unmarshal(v, &target) == nil {
+		if ok && json.Unmarshal(v, &target) == nil {
+			if !follow {
+				return nil, venue.UnresolvableOpBecause(r.Raw, fmt.Sprintf(
+					"it holds the reference %s, and a pin's reference is followed once: pin an operation, such as v/ops/... or a/<hash>, directly", clipRef(target)))
+			}
 			return e.follow(ctx, c, r.Raw, target)
 		}
 	}

@@ -52,7 +52,12 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pin(t, h, "o/loop-a", `"o/loop-b"`)
+	pin(t, h, "o/loop-b", `"o/loop-a"`)
+	pin(t, h, "o/to-pin", `"o/loop-a"`)
 	for _, tc := range []struct{ name, ref, want string }{
+		{"pins in a loop", "o/loop-a", "Cannot resolve operation: o/loop-b (it holds the reference o/loop-a, and a pin's reference is followed once: pin an operation"},
+		{"a pin of a pin", "o/to-pin", "Cannot resolve operation: o/loop-a (it holds the reference o/loop-b, and a pin's reference is followed once"},
 		{"another venue's asset DID", "did:web:elsewhere.example:a:" + plain.Hex(), "Cannot resolve operation"},
 		{"display form", "core:read", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},
 		{"unknown catalog path", "v/ops/core/nope", "Cannot resolve operation: v/ops/core/nope"},
