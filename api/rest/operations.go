@@ -44,7 +44,8 @@ type GetOperationOutput struct {
 
 func (s *Server) registerOperations() {
 	huma.Register(s.api, s.op("list-operations", http.MethodGet, "/api/v1/operations", "List the catalog", "Operations"), s.listOperations)
-	huma.Register(s.api, s.op("get-operation", http.MethodGet, "/api/v1/operations/{name}", "Describe one operation", "Operations"), s.getOperation)
+	huma.Register(s.api, s.documentErrors(s.op("get-operation", http.MethodGet, "/api/v1/operations/{name}", "Describe one operation", "Operations"),
+		map[string]string{"404": "No operation has that name or reference, as the caller sees them"}), s.getOperation)
 }
 
 // Bridged lists the operations beyond the catalog that the caller in ctx

@@ -17,7 +17,7 @@ const noStore = "private, no-store"
 // ReadValueInput names a lattice path.
 type ReadValueInput struct {
 	Path        string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
-	MaxSize     int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000); larger values come back truncated"`
+	MaxSize     int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000; 0 gives the default); larger values come back truncated"`
 	IfNoneMatch string `header:"If-None-Match" doc:"ETags of values the caller holds (or *): when one matches, the answer is 304 with no body"`
 }
 
@@ -46,7 +46,7 @@ type ReadValueOutput struct {
 type SliceValuesInput struct {
 	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map or vector, e.g. j or v/ops" example:"j"`
 	Offset  int    `query:"offset" minimum:"0" default:"0" doc:"Entries to skip"`
-	Limit   int    `query:"limit" minimum:"0" maximum:"1000" default:"100" doc:"Most entries to return"`
+	Limit   int    `query:"limit" minimum:"0" maximum:"1000" default:"100" doc:"Most entries to return; 0 gives the default, 100"`
 	MaxSize int    `query:"maxSize" minimum:"0" doc:"Largest page, in bytes (default 1000000, at most 16777216): a larger page is refused, unless it is one entry"`
 }
 
@@ -60,7 +60,7 @@ type SliceValuesOutput struct {
 type ListValuesInput struct {
 	Path   string `query:"path" required:"true" minLength:"1" doc:"Lattice path of a map, e.g. w or v/ops" example:"v/ops"`
 	Offset int    `query:"offset" minimum:"0" default:"0" doc:"Keys to skip"`
-	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"1000" doc:"Most keys to return"`
+	Limit  int    `query:"limit" minimum:"0" maximum:"1000" default:"1000" doc:"Most keys to return; 0 gives the default, 1000"`
 	Fields string `query:"fields" doc:"Comma-separated paths below each key (at most 16, e.g. status,meta/name): adds values, each key's fields as {exists, value, truncated}"`
 }
 
@@ -81,11 +81,13 @@ func (s *Server) registerValues() {
 	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector. " +
 		"A map stored as separate values under its path (written key by key) comes in path order: a key with values below it sorts as the key and '/'. " +
 		"A page over maxSize bytes (default 1,000,000) is refused (400: ask for fewer), unless it is a single entry."
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path or paging value, or a page over maxSize bytes"})
 	huma.Register(s.api, op, s.sliceValues)
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
 	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector. " +
 		"A map stored as separate values under its path comes in path order, as slice gives it. " +
 		"With fields, each key's values at those paths below it come too, as values: {key: {field: {exists, value, truncated}}}."
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path, paging value or fields list, or fields on a value that is not a map"})
 	huma.Register(s.api, op, s.listValues)
 	s.registerCount()
 	s.registerInspect()
