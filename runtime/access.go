@@ -101,10 +101,8 @@ func (e *Engine) WithProofs(ctx context.Context, tokens []string) (context.Conte
 	}
 	for _, tok := range proved {
 		// A token expires no later than its proofs (the verifier refuses
-		// one that outlives them), so its exp is its chain's earliest. Its
-		// grants last as long as the verifier accepts it: an exp a few
-		// seconds past, within the clock skew forgiven, still grants.
-		c = c.WithGrantsUntil(tok.Until, tok.Grants...)
+		// one that outlives them), so its exp is its chain's earliest.
+		c = c.WithGrantsUntil(tok.Expires, tok.Grants...)
 	}
 	return venue.WithCaller(ctx, c), nil
 }

@@ -37,9 +37,8 @@ type Token struct {
 	Issuer, Audience string
 	Grants           []venue.Capability // every grant proven
 	Expires          time.Time
-	Until            time.Time // Expires and the leeway forgiven on it: when its grants end
-	Depth            int       // proof links below the token on its longest chain
-	Root             string    // the issuer at the end of its first chain (its own issuer without proofs)
+	Depth            int    // proof links below the token on its longest chain
+	Root             string // the issuer at the end of its first chain (its own issuer without proofs)
 }
 
 // Verify checks token as presented to audience: its signature, time window,
@@ -52,8 +51,7 @@ func (v *Verifier) Verify(token, audience string) (*Token, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time,
-		Until: c.Expires.Time.Add(v.leeway()), Depth: c.depth, Root: c.root}, nil
+	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time, Depth: c.depth, Root: c.root}, nil
 }
 
 // link is a verified token in a chain, with what its proofs add up to.
@@ -136,21 +134,18 @@ func (v *Verifier) proven(g venue.Capability, issuer string, proofs []*Claims) b
 	return false
 }
 
-func (v *Verifier) leeway() time.Duration {
-	if v.Leeway == 0 {
-		return 30 * time.Second
-	}
-	return v.Leeway
-}
-
 // parse checks one token's form, signature and time window.
 func (v *Verifier) parse(token string) (*Claims, error) {
 	now := time.Now
 	if v.Now != nil {
 		now = v.Now
 	}
+	leeway := v.Leeway
+	if leeway == 0 {
+		leeway = 30 * time.Second
+	}
 	p := jwt.NewParser(jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithExpirationRequired(),
-		jwt.WithLeeway(v.leeway()), jwt.WithTimeFunc(now))
+		jwt.WithLeeway(leeway), jwt.WithTimeFunc(now))
 	c := &Claims{}
 	_, err := p.ParseWithClaims(token, c, v.keyOf)
 	if err != nil {
