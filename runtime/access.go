@@ -46,6 +46,12 @@ func (e *Engine) Authorize(ctx context.Context, with, can string) error {
 	if c.Anonymous {
 		return venue.Errorf(venue.EUNAUTHORIZED, "Capability denied: anonymous callers may not %s on %s here: send Authorization: Bearer <token> (venued token mints one)", can, with)
 	}
+	if until, ok := c.GrantedUntil(with, can); ok && !until.IsZero() {
+		// A UCAN a few seconds past its exp still passes the verifier (the
+		// clock skew it forgives), but grants nothing past that exp.
+		return venue.Errorf(venue.EFORBIDDEN, "Capability denied: the grant of %s on %s to %s expired at %s: present a current UCAN",
+			can, with, c.DID, until.UTC().Format(time.RFC3339))
+	}
 	return venue.Errorf(venue.EFORBIDDEN, "Capability denied: %s holds no %s on %s: present a UCAN granting it", c.DID, can, with)
 }
 

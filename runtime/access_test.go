@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,5 +89,28 @@ func TestEngine_WithProofs(t *testing.T) {
 	}
 	if _, err := h.WithProofs(h.alice, []string{grant}); venue.ErrorCode(err) != venue.EFORBIDDEN {
 		t.Fatalf("someone else's grant: %v", err)
+	}
+}
+
+// TestEngine_GrantExpiredWithinLeeway: a UCAN whose exp passed a few
+// seconds ago passes the verifier (the clock skew it forgives) but grants
+// nothing past its exp; the refusal says the grant expired rather than
+// asking for a UCAN the caller just presented.
+func TestEngine_GrantExpiredWithinLeeway(t *testing.T) {
+	h := mustEngine(t)
+	id := h.Identity()
+	const admin = "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"
+	exp := time.Now().Add(-5 * time.Second)
+	grant, err := ucan.Issue(id.Key, id.DID, admin, []venue.Capability{{With: id.DID, Can: venue.AbilityMCPManage}}, nil, exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, err := h.WithProofs(venue.WithCaller(context.Background(), venue.Caller{DID: admin}), []string{grant})
+	if err != nil {
+		t.Fatalf("within the leeway the token passes: %v", err)
+	}
+	err = h.Authorize(ctx, id.DID, venue.AbilityMCPManage)
+	if want := "expired at " + exp.UTC().Truncate(time.Second).Format(time.RFC3339) + ": present a current UCAN"; venue.ErrorCode(err) != venue.EFORBIDDEN || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want EFORBIDDEN saying %q", err, want)
 	}
 }
