@@ -26,7 +26,7 @@ import (
 //     forever, while a large upload that keeps moving is never cut off;
 //   - web pages of other sites cannot use the venue (see foreignPages).
 func (s *Server) Guard(next http.Handler) http.Handler {
-	return s.foreignPages(rewriteRefPaths(refuseUncleanPaths(s.boundBodies(next))))
+	return s.foreignPages(rewriteRefPaths(refuseUncleanPaths(refuseMisread(s.boundBodies(next)))))
 }
 
 // refRoutes are the routes whose last path segment is a reference that may
@@ -128,8 +128,17 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 				return
 			}
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseMisread answers with a JSON error what the routes would read as
+// something else: a compressed body (415; read as sent it is "not UTF-8",
+// or a content hash mismatch) and a query parameter given twice where
+// one is read (400; the routes would drop the second without a word).
+func refuseMisread(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if enc := r.Header.Get("Content-Encoding"); enc != "" && r.ContentLength != 0 && !strings.EqualFold(enc, "identity") {
-			// Read as it comes, a compressed body is "not UTF-8" or a content hash mismatch.
 			writeJSONError(w, http.StatusUnsupportedMediaType, fmt.Sprintf(
 				"Content-Encoding %q is not supported: send the body uncompressed", clipPath(enc)))
 			return
@@ -144,8 +153,7 @@ func refuseUncleanPaths(next http.Handler) http.Handler {
 }
 
 // repeatedParam names a query parameter given more than once where the
-// routes would read only the first (every parameter but inspect's path):
-// a second path=... would otherwise be dropped without a word.
+// routes would read only the first: every parameter but inspect's path.
 func repeatedParam(r *http.Request) string {
 	q := r.URL.RawQuery
 	if strings.IndexByte(q, '&') < 0 {
