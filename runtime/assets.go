@@ -51,7 +51,7 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 		return id, err
 	}
 	if _, err := e.store.PutAsset(ctx, id, c.DID, bytes.TrimSpace(meta), e.ms()); err != nil {
-		return id, err
+		return id, refusedAs("Cannot register asset", err)
 	}
 	e.touchUser(ctx, c.DID)
 	return id, nil
@@ -149,9 +149,9 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 	if err != nil {
 		return "", err
 	}
-	up, err := e.store.NewContent(ctx, ci.sha)
+	up, err := e.store.NewContent(ctx, ci.sha, c.DID)
 	if err != nil {
-		return "", err
+		return "", refusedAs("Cannot PUT asset content", err)
 	}
 	var w io.Writer = up
 	checker := e.checkedAdapter(meta)
@@ -171,9 +171,18 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 		return "", err
 	}
 	if err := up.Commit(ctx); err != nil {
-		return "", err
+		return "", refusedAs("Cannot PUT asset content", err)
 	}
 	return "0x" + hex.EncodeToString(sum[:]), nil
+}
+
+// refusedAs words the store's refusal of bytes past the caller's bound on
+// assets as what was refused.
+func refusedAs(what string, err error) error {
+	if venue.ErrorCode(err) != venue.ETOOLARGE {
+		return err
+	}
+	return venue.Errorf(venue.ETOOLARGE, "%s: %s", what, venue.ErrorMessage(err))
 }
 
 // MaxContentSize is the size of the largest asset content PutContent takes.
@@ -188,8 +197,8 @@ func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {
 	var sum [32]byte
 	if err != nil {
 		var ve *venue.Error
-		if errors.As(err, &ve) {
-			return sum, err
+		if errors.As(err, &ve) { // the store's, as it stages what it is given
+			return sum, refusedAs("Cannot PUT asset content", err)
 		}
 		return sum, venue.Errorf(venue.EINVALID, "Cannot PUT asset content: reading the body failed after %d bytes: %v", n, err)
 	}

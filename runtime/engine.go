@@ -77,9 +77,13 @@ func (c *Config) setDefaults() {
 		c.MaxWait = 120 * time.Second
 	}
 	if c.MaxContentSize <= 0 {
-		c.MaxContentSize = 1 << 30
+		c.MaxContentSize = DefaultMaxContentSize
 	}
 }
+
+// DefaultMaxContentSize is the largest asset content, in bytes, when the
+// configuration gives no MaxContentSize.
+const DefaultMaxContentSize = 1 << 30
 
 // Deps are the engine's collaborators.
 type Deps struct {

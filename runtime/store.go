@@ -88,7 +88,9 @@ type JobStore interface {
 // AssetStore keeps asset metadata, byte for byte as registered.
 type AssetStore interface {
 	// PutAsset stores meta under id for owner unless id is already stored,
-	// and reports whether it was new. Metadata is immutable: the id is its hash.
+	// and reports whether it was new. Metadata is immutable: the id is its
+	// hash. New metadata counts to owner's assets: past the store's bound,
+	// it fails with ETOOLARGE.
 	PutAsset(ctx context.Context, id venue.AssetID, owner string, meta []byte, created int64) (bool, error)
 
 	// Asset returns the metadata. Returns ENOTFOUND if there is none.
@@ -102,10 +104,12 @@ type AssetStore interface {
 // ContentStore keeps asset content, addressed by the SHA-256 of its bytes.
 // Content is streamed in and out; neither side holds it whole in memory.
 type ContentStore interface {
-	// NewContent starts an upload of content whose hash the caller expects
-	// to be sha256. Nothing is visible to Content until Commit; Abort (or a
-	// failed Commit) leaves nothing behind.
-	NewContent(ctx context.Context, sha256 [32]byte) (ContentUpload, error)
+	// NewContent starts an upload by owner of content whose hash the caller
+	// expects to be sha256. Nothing is visible to Content until Commit; Abort
+	// (or a failed Commit) leaves nothing behind. Content not stored before
+	// counts to owner's assets: past the store's bound, NewContent, Write or
+	// Commit fails with ETOOLARGE.
+	NewContent(ctx context.Context, sha256 [32]byte, owner string) (ContentUpload, error)
 
 	// Content returns a reader over stored content and its size.
 	// Returns ENOTFOUND if there is none. The caller closes the reader.

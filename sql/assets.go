@@ -11,18 +11,50 @@ import (
 
 // PutAsset stores meta under id for owner unless id is already stored, and
 // reports whether it was new. A stored asset is never replaced: its id is
-// the hash of its metadata.
+// the hash of its metadata. New metadata counts to its owner's assets;
+// past MaxUserAssetsBytes it is refused with ETOOLARGE and not stored.
 func (s *Store) PutAsset(ctx context.Context, id venue.AssetID, owner string, meta []byte, created int64) (bool, error) {
-	q := s.d.q("INSERT INTO assets (id, owner, meta, created) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
-	res, err := s.w.ExecContext(ctx, q, id[:], owner, meta, created)
+	isNew := false
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		q := s.d.q("INSERT INTO assets (id, owner, meta, created) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING")
+		res, err := tx.ExecContext(ctx, q, id[:], owner, meta, created)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err != nil || n == 0 {
+			return err
+		}
+		isNew = true
+		return s.chargeAssets(ctx, tx, owner, int64(len(meta)))
+	})
 	if err != nil {
 		return false, wrap(err, "put asset %s", id)
 	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, wrap(err, "put asset %s", id)
+	return isNew, nil
+}
+
+// chargeAssets adds n bytes to what owner stores as assets, in tx, and
+// refuses the write that takes owner past the bound. On Postgres the
+// upsert locks owner's row until tx ends, so two uploads of one owner
+// add up one after the other and cannot pass the bound together.
+func (s *Store) chargeAssets(ctx context.Context, tx *sqlx.Tx, owner string, n int64) error {
+	var after int64
+	q := s.d.q("INSERT INTO assets_usage (owner, bytes) VALUES (?, ?) ON CONFLICT (owner) DO UPDATE SET bytes = assets_usage.bytes + excluded.bytes RETURNING bytes")
+	if err := tx.QueryRowContext(ctx, q, owner, n).Scan(&after); err != nil || s.maxAssets <= 0 || after <= s.maxAssets {
+		return err
 	}
-	return n == 1, nil
+	return venue.Errorf(venue.ETOOLARGE, "the assets you store (metadata and content) would be %d bytes, over the %d bytes one user may store: ask the venue's operator to raise maxUserAssetsBytes", after, s.maxAssets)
+}
+
+// assetsUsage returns the bytes of assets owner stores.
+func (s *Store) assetsUsage(ctx context.Context, owner string) (int64, error) {
+	var n int64
+	err := s.r.QueryRowContext(ctx, s.d.q("SELECT bytes FROM assets_usage WHERE owner = ?"), owner).Scan(&n)
+	if errors.Is(err, dbsql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
 }
 
 // Asset returns the metadata as registered. Returns ENOTFOUND if there is none.

@@ -33,11 +33,17 @@ const staleUpload = 24 * time.Hour
 // errFinished is returned by an upload used after Commit or Abort.
 var errFinished = errors.New("content upload already finished")
 
-// NewContent starts an upload. Chunks are staged under a random upload id as
-// they fill, each in its own short statement; Commit publishes them under
-// sha256 without copying them.
-func (s *Store) NewContent(ctx context.Context, sha [32]byte) (runtime.ContentUpload, error) {
-	u := &upload{s: s, ctx: ctx, id: make([]byte, 16), want: sha, h: sha256.New()}
+// NewContent starts an upload for owner. Chunks are staged under a random
+// upload id as they fill, each in its own short statement; Commit publishes
+// them under sha256 without copying them. Content not stored before counts
+// to owner's assets: an upload that would take owner past
+// MaxUserAssetsBytes fails with ETOOLARGE as soon as it does, here when
+// owner has no room left, in Write once it has sent more than the room.
+func (s *Store) NewContent(ctx context.Context, sha [32]byte, owner string) (runtime.ContentUpload, error) {
+	u := &upload{s: s, ctx: ctx, id: make([]byte, 16), want: sha, h: sha256.New(), owner: owner, room: -1}
+	if err := u.measureRoom(ctx); err != nil {
+		return nil, err
+	}
 	rand.Read(u.id)
 	q := s.d.q("INSERT INTO content_uploads (id, created) VALUES (?, ?)")
 	if _, err := s.w.ExecContext(ctx, q, u.id, time.Now().UnixMilli()); err != nil {
@@ -46,23 +52,58 @@ func (s *Store) NewContent(ctx context.Context, sha [32]byte) (runtime.ContentUp
 	return u, nil
 }
 
+// measureRoom sets the bytes u may stage before it is sure to pass its
+// owner's bound, when there is a bound and the content is not stored
+// already (stored content costs nothing). Commit checks the bound again:
+// other uploads of the owner may finish first.
+func (u *upload) measureRoom(ctx context.Context) error {
+	s := u.s
+	if s.maxAssets <= 0 {
+		return nil
+	}
+	var stored int
+	err := s.r.QueryRowContext(ctx, s.d.q("SELECT count(*) FROM content WHERE sha256 = ?"), u.want[:]).Scan(&stored)
+	if err != nil || stored > 0 {
+		return wrap(err, "look up content %x", u.want)
+	}
+	used, err := s.assetsUsage(ctx, u.owner)
+	if err != nil {
+		return wrap(err, "read the assets usage of %s", u.owner)
+	}
+	if u.room = s.maxAssets - used; u.room <= 0 {
+		return u.tooLarge(used)
+	}
+	return nil
+}
+
+func (u *upload) tooLarge(used int64) error {
+	return venue.Errorf(venue.ETOOLARGE, "the assets you store (metadata and content) are %d bytes, and this content would take them past the %d bytes one user may store: ask the venue's operator to raise maxUserAssetsBytes",
+		used, u.s.maxAssets)
+}
+
 // upload is a runtime.ContentUpload. It hashes what it is given, so content
 // never lands under a hash it does not have even if a caller errs.
 type upload struct {
-	s    *Store
-	ctx  context.Context // NewContent's: Write has none of its own
-	id   []byte
-	want [32]byte
-	h    hash.Hash
-	buf  []byte // the chunk being filled
-	n    int    // chunks staged
-	size int64
-	err  error // the first failure, or errFinished
+	s     *Store
+	ctx   context.Context // NewContent's: Write has none of its own
+	id    []byte
+	want  [32]byte
+	h     hash.Hash
+	owner string
+	room  int64  // bytes that fit in owner's bound; -1 is no bound
+	buf   []byte // the chunk being filled
+	n     int    // chunks staged
+	size  int64
+	err   error // the first failure, or errFinished
 }
 
 // Write stages p, a chunk at a time as chunks fill.
 func (u *upload) Write(p []byte) (int, error) {
 	if u.err != nil {
+		return 0, u.err
+	}
+	if u.room >= 0 && u.size+int64(len(u.buf))+int64(len(p)) > u.room {
+		u.err = u.tooLarge(u.s.maxAssets - u.room)
 		return 0, u.err
 	}
 	written := 0
@@ -136,6 +177,8 @@ func (u *upload) publish(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, q("DELETE FROM content_chunks WHERE upload_id = ?"), u.id); err != nil {
 			return err
 		}
+	} else if err := u.s.chargeAssets(ctx, tx, u.owner, u.size); err != nil {
+		return err
 	}
 	res, err = tx.ExecContext(ctx, q("DELETE FROM content_uploads WHERE id = ?"), u.id)
 	if err != nil {

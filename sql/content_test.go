@@ -32,12 +32,12 @@ func TestContent_Staging(t *testing.T) {
 				uploads, chunks, stored int
 			}{
 				{"abort leaves no rows", func(s *Store) error {
-					u, _ := s.NewContent(t.Context(), sum)
+					u, _ := s.NewContent(t.Context(), sum, "did:key:uploader")
 					u.Write(data)
 					return u.Abort(t.Context())
 				}, 0, 0, 0},
 				{"commit of mismatched bytes is invalid and leaves no rows", func(s *Store) error {
-					u, _ := s.NewContent(t.Context(), sha256.Sum256([]byte("other")))
+					u, _ := s.NewContent(t.Context(), sha256.Sum256([]byte("other")), "did:key:uploader")
 					u.Write(data)
 					if err := u.Commit(t.Context()); venue.ErrorCode(err) != venue.EINVALID {
 						t.Errorf("Commit = %v, want EINVALID", err)
@@ -46,7 +46,7 @@ func TestContent_Staging(t *testing.T) {
 				}, 0, 0, 0},
 				{"second commit of stored content drops its copy", func(s *Store) error {
 					for range 2 {
-						u, _ := s.NewContent(t.Context(), sum)
+						u, _ := s.NewContent(t.Context(), sum, "did:key:uploader")
 						u.Write(data)
 						if err := u.Commit(t.Context()); err != nil {
 							return err
@@ -75,7 +75,7 @@ func TestSQLite_OpenDropsStagingOfCrashedUploads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, _ := s.NewContent(t.Context(), [32]byte{})
+	u, _ := s.NewContent(t.Context(), [32]byte{}, "did:key:uploader")
 	u.Write(make([]byte, 300<<10)) // one chunk staged, then the process "dies"
 	s.Close()
 	s = mustOpen(t, dsn, Options{})

@@ -39,6 +39,12 @@ type Options struct {
 	// values) one owner stores; a write that would take an owner past it
 	// fails with ETOOLARGE. 0 is no bound.
 	MaxUserValuesBytes int64
+
+	// MaxUserAssetsBytes bounds the bytes of assets one owner stores: the
+	// metadata they register and the content they upload that was not
+	// stored before. What would take an owner past it fails with
+	// ETOOLARGE. 0 is no bound.
+	MaxUserAssetsBytes int64
 }
 
 // Store is the venue's store over SQLite or Postgres. It is safe for
@@ -52,6 +58,7 @@ type Store struct {
 	dsn  string // the Postgres DSN, for listeners
 
 	maxValues int64 // Options.MaxUserValuesBytes
+	maxAssets int64 // Options.MaxUserAssetsBytes
 
 	tmpDir string   // the ephemeral store's directory, removed by Close
 	lock   *os.File // a durable SQLite store's lock (lockFile), released by Close
@@ -79,7 +86,7 @@ type Store struct {
 // dbname=, is Postgres; anything else is the path of a durable SQLite file
 // (a "file:" prefix is allowed), whose directory is created if missing.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, done: make(chan struct{}), peers: newPeers()}
+	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, maxAssets: opts.MaxUserAssetsBytes, done: make(chan struct{}), peers: newPeers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

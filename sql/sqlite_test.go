@@ -87,7 +87,7 @@ func writeSample(t *testing.T, s *Store, id venue.JobID, data []byte) {
 	if _, err := s.WriteJobs(ctx, []runtime.JobRow{row}); err != nil {
 		t.Fatal(err)
 	}
-	u, err := s.NewContent(ctx, sha256.Sum256(data))
+	u, err := s.NewContent(ctx, sha256.Sum256(data), "did:key:uploader")
 	if err != nil {
 		t.Fatal(err)
 	}

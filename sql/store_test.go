@@ -24,7 +24,7 @@ func mustOpen(tb testing.TB, dsn string, opts Options) *Store {
 }
 
 // suiteOptions are those the store suite needs (storetest.Run).
-var suiteOptions = Options{MaxUserValuesBytes: storetest.MaxUserValuesBytes}
+var suiteOptions = Options{MaxUserValuesBytes: storetest.MaxUserValuesBytes, MaxUserAssetsBytes: storetest.MaxUserAssetsBytes}
 
 // opener opens a fresh, empty store of one kind.
 type opener struct {

@@ -77,6 +77,8 @@ func (s *Server) registerAssets() {
 	op.DefaultStatus = http.StatusCreated
 	op.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/json": {
 		Schema: s.api.OpenAPI().Components.Schemas.Schema(reflect.TypeFor[AssetMetadata](), true, "AssetMetadata")}}}
+	op = s.documentErrors(op, map[string]string{"400": "Not a JSON object, or a malformed content or operation object",
+		"413": "Metadata larger than the venue allows, or more than the caller may store as assets (maxUserAssetsBytes)"})
 	huma.Register(s.api, op, s.registerAsset)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 	op = s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets")

@@ -46,7 +46,7 @@ func (s *Server) registerContent() {
 			"200": {Description: "The content's hash (JSON string, 0x and 64 hex digits)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "string"}}}},
 			"400": errorResponse(s.api, "Hash mismatch, the metadata has no content.sha256, or an operation's module does not compile or has neither ABI"),
 			"404": errorResponse(s.api, "No such asset"),
-			"413": errorResponse(s.api, "Content larger than the venue allows (an operation's module: 64 MiB)"),
+			"413": errorResponse(s.api, "Content larger than the venue allows (an operation's module: 64 MiB), or more than the caller may store as assets (maxUserAssetsBytes; content stored already costs nothing)"),
 		},
 	})
 }
@@ -145,6 +145,9 @@ func (s *Server) putContent(w http.ResponseWriter, r *http.Request) {
 	// server's shutdown timeout closes its connection (a client going away
 	// ends it, through the body's reads).
 	hash, err := s.e.PutContent(context.WithoutCancel(r.Context()), id, r.Body)
+	if venue.ErrorCode(err) == venue.ETOOLARGE {
+		w.Header().Set("Connection", "close") // refused part way: the rest is not read
+	}
 	if err != nil {
 		writeError(w, err)
 		return

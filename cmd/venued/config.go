@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
 )
 
@@ -39,6 +40,7 @@ type Config struct {
 	MaxBodyBytes   int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
 	MaxBodiesBytes int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
 	MaxUserValues  int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
+	MaxUserAssets  int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
 	BodyTimeout    string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
 	Names          map[string]string `json:"names"`              // registered operation names → references
 	LogLevel       string            `json:"logLevel"`           // debug, info, warn or error; default info
@@ -156,7 +158,7 @@ func hostList(v string) []string {
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes,
 		"VENUE_MAX_BODIES_BYTES": &cfg.MaxBodiesBytes, "VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes,
-		"VENUE_MAX_USER_VALUES_BYTES": &cfg.MaxUserValues} {
+		"VENUE_MAX_USER_VALUES_BYTES": &cfg.MaxUserValues, "VENUE_MAX_USER_ASSETS_BYTES": &cfg.MaxUserAssets} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
@@ -251,13 +253,16 @@ func (c Config) validate() error {
 		value int64
 	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
 		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
-		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}} {
+		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}, {"maxUserAssetsBytes", c.MaxUserAssets}} {
 		if n.value < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want a positive whole number (or 0 for the default)", n.key, n.value))
 		}
 	}
 	if body := cmp.Or(c.MaxBodyBytes, 16<<20); c.MaxBodiesBytes > 0 && c.MaxBodiesBytes < body {
 		errs = append(errs, fmt.Errorf("maxBodiesBytes %d is below maxBodyBytes %d: a body of the largest size could never be read", c.MaxBodiesBytes, body))
+	}
+	if content := cmp.Or(c.MaxContentSize, runtime.DefaultMaxContentSize); c.MaxUserAssets > 0 && c.MaxUserAssets < content {
+		errs = append(errs, fmt.Errorf("maxUserAssetsBytes %d is below maxContentSize %d: content of the largest size could never be stored", c.MaxUserAssets, content))
 	}
 	if err := outbound.CheckHosts(c.AllowHosts, false); err != nil {
 		errs = append(errs, fmt.Errorf("allowHosts: %w", err))

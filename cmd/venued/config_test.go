@@ -16,6 +16,8 @@ func TestLoadConfig(t *testing.T) {
 	os.WriteFile(trailing, []byte(`{"listen": "127.0.0.1:9000"} {"name": "x"}`), 0o644)
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"listen": "x", "colour": "blue"}`), 0o644)
+	smallAssets := filepath.Join(dir, "assets.json")
+	os.WriteFile(smallAssets, []byte(`{"maxContentSize": 8192, "maxUserAssetsBytes": 4096}`), 0o644)
 	env := func(kv ...string) func(string) string {
 		return func(k string) string {
 			for i := 0; i+1 < len(kv); i += 2 {
@@ -63,6 +65,10 @@ func TestLoadConfig(t *testing.T) {
 			"maxBodiesBytes 1048576 is below maxBodyBytes 2097152"},
 		{"a bound on a user's values from env", nil, env("VENUE_MAX_USER_VALUES_BYTES", "1048576"), func(c Config) bool { return c.MaxUserValues == 1<<20 }, ""},
 		{"a negative bound on a user's values", nil, env("VENUE_MAX_USER_VALUES_BYTES", "-5"), nil, `VENUE_MAX_USER_VALUES_BYTES="-5"`},
+		{"a bound on a user's assets from env", nil, env("VENUE_MAX_USER_ASSETS_BYTES", "2147483648"), func(c Config) bool { return c.MaxUserAssets == 2<<30 }, ""},
+		{"a bound on a user's assets below the default content size", nil, env("VENUE_MAX_USER_ASSETS_BYTES", "1048576"), nil,
+			"maxUserAssetsBytes 1048576 is below maxContentSize 1073741824: content of the largest size could never be stored"},
+		{"a bound on a user's assets below the content size set", []string{smallAssets}, env(), nil, "maxUserAssetsBytes 4096 is below maxContentSize 8192"},
 		{"host lists take spaces after commas", nil, env("VENUE_BLOCK_HOSTS", "example.com, 127.0.0.0/8"),
 			func(c Config) bool { return len(c.BlockHosts) == 2 && c.BlockHosts[1] == "127.0.0.0/8" }, ""},
 		{"a block entry that matches nothing", nil, env("VENUE_BLOCK_HOSTS", "127.0.0.0/33"), nil, `blockHosts: "127.0.0.0/33" is not a host name`},

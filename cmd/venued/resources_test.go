@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -198,6 +199,62 @@ func TestREST_UserValuesBounded(t *testing.T) {
 			t.Fatalf("w/a after its delete: %d %s", r.status, r.body)
 		}
 	}, func(c *Config) { c.MaxUserValues = 4096 })
+}
+
+// TestREST_UserAssetsBounded: metadata and content that would take a user's
+// assets past maxUserAssetsBytes are refused with 413 and a message that
+// says what to do, and nothing is stored; content stored already costs
+// nothing; another user's room is their own.
+func TestREST_UserAssetsBounded(t *testing.T) {
+	forEachStore(t, func(t *testing.T, _ *client, m *Main) {
+		alice, _ := asUser(t, m)
+		bob, _ := asUser(t, m)
+		register := func(c *client, content []byte, pad int) (string, reply) {
+			sum := sha256.Sum256(content)
+			var id string
+			meta := fmt.Sprintf(`{"description": "%s", "content": {"contentType": "text/plain", "sha256": "%x"}}`, strings.Repeat("d", pad), sum)
+			r := c.do(t, "POST", "/api/v1/assets", meta)
+			if r.status == http.StatusCreated {
+				r.json(t, &id)
+			} else if aid, err := venue.AssetIDOf([]byte(meta)); err == nil {
+				id = aid.String()
+			}
+			return id, r
+		}
+		refused := func(step string, r reply) {
+			t.Helper()
+			if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.errorText(t), "bytes one user may store: ask the venue's operator to raise maxUserAssetsBytes") ||
+				!strings.HasPrefix(r.errorText(t), "Cannot ") {
+				t.Fatalf("%s: %d %s, want 413 saying what one user may store", step, r.status, r.body)
+			}
+		}
+		one, two, three := bytes.Repeat([]byte("1"), 3000), bytes.Repeat([]byte("2"), 3000), bytes.Repeat([]byte("3"), 3000)
+		for _, data := range [][]byte{one, two} {
+			id, r := register(alice, data, 0)
+			if r.status != http.StatusCreated {
+				t.Fatalf("register: %d %s", r.status, r.body)
+			}
+			mustOK(t, alice.do(t, "PUT", "/api/v1/assets/"+id+"/content", data))
+		}
+		third, r := register(alice, three, 0)
+		if r.status != http.StatusCreated {
+			t.Fatalf("register a third: %d %s", r.status, r.body)
+		}
+		refused("content past the bound", alice.do(t, "PUT", "/api/v1/assets/"+third+"/content", three))
+		if r := alice.do(t, "GET", "/api/v1/assets/"+third+"/content", nil); r.status != http.StatusNotFound {
+			t.Fatalf("content refused, then read: %d %s", r.status, r.body)
+		}
+		mustOK(t, bob.do(t, "PUT", "/api/v1/assets/"+third+"/content", three))
+		mustOK(t, alice.do(t, "PUT", "/api/v1/assets/"+third+"/content", three)) // stored already: it costs nothing
+		big, r := register(alice, []byte("big"), 2000)
+		refused("metadata past the bound", r)
+		if r := bob.do(t, "GET", "/api/v1/assets/"+big, nil); r.status != http.StatusNotFound {
+			t.Fatalf("metadata refused, then read: %d %s", r.status, r.body)
+		}
+		if _, r := register(bob, []byte("big"), 2000); r.status != http.StatusCreated {
+			t.Fatalf("another user's room is their own: %d %s", r.status, r.body)
+		}
+	}, func(c *Config) { c.MaxContentSize, c.MaxUserAssets = 4096, 8192 })
 }
 
 // TestREST_SecretsKeptAsSent: a secret whose JSON escapes half a surrogate

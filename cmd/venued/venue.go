@@ -127,7 +127,8 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err := checkStorePath(m.Config.Store); err != nil {
 		return nil, err
 	}
-	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30)})
+	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30),
+		MaxUserAssetsBytes: cmp.Or(m.Config.MaxUserAssets, 10<<30)})
 	if err != nil {
 		return nil, err // sql.Open's errors already say "open store"
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"crypto/sha256"
+	"fmt"
 	"io"
 	"testing"
 
@@ -17,10 +18,13 @@ func randomBytes(n int) []byte {
 	return b
 }
 
-// upload writes data in uneven pieces, as a network body arrives.
+// upload writes data in uneven pieces, as a network body arrives. Each
+// piece of content has an uploader of its own, so that the suite's
+// uploads together do not reach the bound on one user's assets.
 func upload(t *testing.T, s runtime.Store, data []byte) runtime.ContentUpload {
 	t.Helper()
-	u, err := s.NewContent(t.Context(), sha256.Sum256(data))
+	sum := sha256.Sum256(data)
+	u, err := s.NewContent(t.Context(), sum, fmt.Sprintf("did:key:z%x", sum[:8]))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 )
 
 // Run runs the suite against stores made by open, which must return a fresh,
-// empty store, bounding each owner's values at MaxUserValuesBytes, and close
-// it in t.Cleanup.
+// empty store, bounding each owner's values at MaxUserValuesBytes and assets
+// at MaxUserAssetsBytes, and close it in t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 	groups := []struct {
 		name string
@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"JobMessages", testJobMessages},
 		{"Assets", testAssets},
 		{"ListAssets", testListAssets},
+		{"AssetsUsage", testAssetsUsage},
 		{"Content", testContent},
 		{"Secrets", testSecrets},
 		{"ValueRows", testValueRows},
@@ -130,7 +131,7 @@ func testCancelledContext(t *testing.T, s runtime.Store) {
 		{"ListJobs fails", func() error { _, _, err := s.ListJobs(ctx, alice, 0, -1, true); return err }},
 		{"PutSecret fails", func() error { return s.PutSecret(ctx, alice, "x", []byte("x"), 1) }},
 		{"ValueRows fails", func() error { _, err := valueRows(ctx, s, alice, "w"); return err }},
-		{"NewContent fails", func() error { _, err := s.NewContent(ctx, [32]byte{}); return err }},
+		{"NewContent fails", func() error { _, err := s.NewContent(ctx, [32]byte{}, "did:key:closed"); return err }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.call()
