@@ -38,6 +38,9 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	if err := refuseDeep("Asset metadata", meta); err != nil {
 		return id, err
 	}
+	if err := refuseMisread("Asset metadata", meta); err != nil {
+		return id, err
+	}
 	if err := refuseMetaVariants(meta); err != nil {
 		return id, err
 	}

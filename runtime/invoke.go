@@ -203,6 +203,9 @@ func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMe
 	if err := refuseDuplicates("Input", in); err != nil {
 		return nil, err
 	}
+	if err := refuseMisread("Input", in); err != nil {
+		return nil, err
+	}
 	s, err := e.inputSchema(op)
 	if err != nil {
 		return nil, err

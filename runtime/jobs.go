@@ -342,6 +342,9 @@ func (e *Engine) Reply(ctx context.Context, id venue.JobID, msg json.RawMessage)
 	if err := refuseDeep("Reply", msg); err != nil {
 		return 0, err
 	}
+	if err := refuseMisread("Reply", msg); err != nil {
+		return 0, err
+	}
 	if msg[0] != '{' {
 		msg = append(append(json.RawMessage(`{"content":`), msg...), '}')
 	}

@@ -116,6 +116,18 @@ func TestEngine_AskAndReply(t *testing.T) {
 		}
 		h.Cancel(h.alice, j.ID)
 	})
+	t.Run("a reply that readers would take differently is refused", func(t *testing.T) {
+		j := h.invoke(t, "v/test/ops/ask", `{}`, 0)
+		h.waitStatus(t, j.ID, venue.StatusInputRequired)
+		for reply, want := range map[string]string{`{"n": 1e999}`: "Reply has the number 1e999", `"\ud800"`: "Reply has half of a UTF-16 surrogate pair"} {
+			_, err := h.Reply(h.alice, j.ID, json.RawMessage(reply))
+			wantCode(t, err, venue.EINVALID)
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Fatalf("reply %s: error %q, want %q", reply, err, want)
+			}
+		}
+		h.Cancel(h.alice, j.ID)
+	})
 	// A reply that arrives while every worker is busy stays queued until the
 	// job has a worker again; a pause meanwhile must not lose it.
 	t.Run("a reply waiting for a worker survives a pause", func(t *testing.T) {

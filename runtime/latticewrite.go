@@ -188,6 +188,9 @@ func (e *Engine) checkValue(v json.RawMessage) (json.RawMessage, error) {
 	if err := refuseDuplicates("Value", buf.Bytes()); err != nil {
 		return nil, err
 	}
+	if err := refuseMisread("Value", buf.Bytes()); err != nil {
+		return nil, err
+	}
 	return buf.Bytes(), nil
 }
 

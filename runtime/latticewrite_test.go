@@ -83,6 +83,8 @@ func TestEngine_WriteRefusals(t *testing.T) {
 		{"a bad path", "w/../x", `1`, venue.EINVALID, "step up"},
 		{"not JSON", "w/x", `{`, venue.EINVALID, "not valid JSON"},
 		{"a member given twice", "w/x", `[{"a":1,"a":2}]`, venue.EINVALID, `Value gives the member "a" twice`},
+		{"a number past a double", "w/x", `{"n":[1e999]}`, venue.EINVALID, "Value has the number 1e999, past the largest a double holds"},
+		{"half a surrogate pair", "w/x", `["\udfff"]`, venue.EINVALID, "Value has half of a UTF-16 surrogate pair"},
 		{"no value", "w/x", ``, venue.EINVALID, "value is required"},
 		{"too large", "w/x", `"` + strings.Repeat("x", 1000) + `"`, venue.ETOOLARGE, "exceeds"},
 		{"an index past the end", "w/v/5", `1`, venue.EINVALID, "not in the vector"},

@@ -21,10 +21,14 @@ func (e *Engine) checkDeclaredOutput(op *venue.Operation, out json.RawMessage) e
 	if !e.uploadedCode(op) {
 		return nil
 	}
-	// As inputs and lattice writes are: a member given twice reads
-	// differently in different readers (RFC 8259 leaves it open).
+	// As inputs and lattice writes are: a member given twice, a number past
+	// a double and half a surrogate pair read differently in different
+	// readers (RFC 8259 leaves them open).
 	if name, dup, _ := jsonscan.Duplicate(out); dup {
 		return venue.Errorf(venue.EINTERNAL, "Operation returned output that gives the member %q twice in one object", clipRef(name))
+	}
+	if msg := misread(out); msg != "" {
+		return venue.Errorf(venue.EINTERNAL, "Operation returned output with %s", msg)
 	}
 	if len(bytes.TrimSpace(op.Output)) == 0 {
 		return nil
