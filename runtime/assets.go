@@ -44,8 +44,13 @@ func (e *Engine) RegisterAsset(ctx context.Context, meta []byte) (venue.AssetID,
 	if err := refuseMetaVariants(meta); err != nil {
 		return id, err
 	}
-	if _, err := contentOf(meta, id); err != nil && !errors.Is(err, errNoContent) {
+	if ci, err := contentOf(meta, id); err != nil && !errors.Is(err, errNoContent) {
 		return id, err
+	} else if err == nil && !fullMediaType(ci.contentType) {
+		// Served as its Content-Type, a bare token ("nonsense") is what no
+		// client can act on. Checked here only: assets registered before
+		// stay readable.
+		return id, venue.Errorf(venue.EINVALID, "content.contentType %q names no type and subtype: give a media type such as \"text/plain\" (asset %s)", clipRef(ci.contentType), id)
 	}
 	if err := e.checkOperationMeta(id, meta); err != nil {
 		return id, err
@@ -210,6 +215,14 @@ func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {
 	}
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
+}
+
+// fullMediaType reports whether ct, which mime.ParseMediaType accepted,
+// has a type and a subtype, as a Content-Type must.
+func fullMediaType(ct string) bool {
+	mt, _, _ := mime.ParseMediaType(ct)
+	typ, sub, ok := strings.Cut(mt, "/")
+	return ok && typ != "" && sub != ""
 }
 
 var errNoContent = errors.New("no content object")

@@ -27,7 +27,7 @@ func (e *Engine) checkDeclaredOutput(op *venue.Operation, out json.RawMessage) e
 	if name, dup, _ := jsonscan.Duplicate(out); dup {
 		return venue.Errorf(venue.EINTERNAL, "Operation returned output that gives the member %q twice in one object", clipRef(name))
 	}
-	if msg := misread(out); msg != "" {
+	if msg, _ := misread(out); msg != "" {
 		return venue.Errorf(venue.EINTERNAL, "Operation returned output with %s", msg)
 	}
 	if len(bytes.TrimSpace(op.Output)) == 0 {

@@ -131,6 +131,11 @@ func (a *Auth) Middleware(next http.Handler) http.Handler {
 
 // bearer returns the request's bearer token, "" if it has none.
 func bearer(r *http.Request) (string, error) {
+	if hs := r.Header.Values("Authorization"); len(hs) > 1 {
+		// Proxies and servers pick different ones: acting on the first
+		// could act for someone other than the caller meant.
+		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization is given %d times: send one Authorization header", len(hs))
+	}
 	h := r.Header.Get("Authorization")
 	if h == "" {
 		return "", nil

@@ -130,6 +130,20 @@ func TestAuth_Authenticate(t *testing.T) {
 	}
 }
 
+// TestAuth_TwoAuthorizationHeaders: a request may carry one credential;
+// with two, the venue would pick one another server would not.
+func TestAuth_TwoAuthorizationHeaders(t *testing.T) {
+	a := mustAuth(t, Options{})
+	_, key := newKey(t)
+	tok, _ := SelfIssued(key, a.id.DID, time.Hour)
+	r := httptest.NewRequest("GET", "/api/v1/jobs", nil)
+	r.Header.Add("Authorization", "Bearer "+tok)
+	r.Header.Add("Authorization", "Bearer "+tok)
+	if _, err := a.Authenticate(r); venue.ErrorCode(err) != venue.EUNAUTHORIZED || !strings.Contains(err.Error(), "Authorization is given 2 times: send one Authorization header") {
+		t.Fatalf("err = %v, want 401 asking for one header", err)
+	}
+}
+
 func TestAuth_MaxTokenTTL(t *testing.T) {
 	a := mustAuth(t, Options{MaxTokenTTL: 200 * 365 * 24 * time.Hour})
 	_, key := newKey(t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -76,6 +77,26 @@ func decodeInvokeSlow(b []byte) (invocation, error) {
 		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body.operation: expected length >= 1")
 	}
 	return invocation{Operation: *body.Operation, Input: body.Input, Wait: body.Wait, UCANs: body.UCANs}, nil
+}
+
+// unknownMember returns the first name, in sorted order, of a member of
+// the object b that known does not hold, or "" if there is none or b is
+// not an object.
+func unknownMember(b []byte, known map[string]bool) string {
+	var members map[string]json.RawMessage
+	if json.Unmarshal(b, &members) != nil {
+		return ""
+	}
+	var unknown []string
+	for name := range members {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return slices.Min(unknown)
 }
 
 // strictMembers refuses what encoding/json would let through silently in

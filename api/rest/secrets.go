@@ -111,6 +111,11 @@ func secretText(body json.RawMessage) (string, error) {
 	if err := strictMembers(body, secretMembers); err != nil {
 		return "", err
 	}
+	if name := unknownMember(body, secretMembers); name != "" {
+		// Another member may be the value misnamed: storing the rest would
+		// keep a secret other than the one meant.
+		return "", venue.Errorf(venue.EINVALID, "Invalid request: body.%s: unexpected property; send the secret as a JSON string or as {\"value\": \"...\"}", clipName(name))
+	}
 	var obj struct {
 		Value *string `json:"value"`
 	}
