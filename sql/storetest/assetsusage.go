@@ -103,6 +103,9 @@ func testAssetsUsage(t *testing.T, s runtime.Store) {
 		}
 		_, err = send(t, s, owner, []byte("x"))
 		refused(t, err) // no room left: refused before a byte is sent
+		if err := commit(t, owner, nil); err != nil {
+			t.Fatalf("empty content with no room left: %v", err)
+		}
 	})
 	t.Run("content stored already costs nothing", func(t *testing.T) {
 		data := randomBytes(max / 2)
