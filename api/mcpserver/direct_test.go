@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -94,6 +95,47 @@ func TestMisshapen(t *testing.T) {
 			var msg struct{ Error struct{ Code int } }
 			if w.Code != tc.status || json.Unmarshal(w.Body.Bytes(), &msg) != nil || msg.Error.Code != tc.code {
 				t.Fatalf("got %d %s, want %d code %d", w.Code, w.Body, tc.status, tc.code)
+			}
+		})
+	}
+}
+
+func TestSessionless(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		header     []string
+		answered   bool
+	}{
+		{"tools/list without a session", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`, nil, true},
+		{"an unknown method without a session", `{"jsonrpc":"2.0","id":"x","method":"bogus"}`, nil, true},
+		{"with a session", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []string{"Mcp-Session-Id", "S"}, false},
+		{"initialize", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, nil, false},
+		{"ping", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, nil, false},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil, false},
+		{"the sessionless protocol by header", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []string{"Mcp-Protocol-Version", "2026-07-28"}, false},
+		{"an older protocol by header", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, []string{"Mcp-Protocol-Version", "2025-11-25"}, true},
+		{"the sessionless protocol by _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, false},
+		{"a batch is the SDK's", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "http://127.0.0.1:1/mcp", nil)
+			for i := 0; i+1 < len(tc.header); i += 2 {
+				r.Header.Set(tc.header[i], tc.header[i+1])
+			}
+			w := httptest.NewRecorder()
+			if got := sessionless(w, r, parseMessage([]byte(tc.body))); got != tc.answered {
+				t.Fatalf("answered = %v, want %v", got, tc.answered)
+			}
+			var msg struct {
+				ID    json.RawMessage
+				Error struct {
+					Code    int
+					Message string
+				}
+			}
+			if tc.answered && (w.Code != 400 || json.Unmarshal(w.Body.Bytes(), &msg) != nil || msg.Error.Code != -32600 ||
+				!strings.Contains(msg.Error.Message, "send initialize first") || string(msg.ID) == "null") {
+				t.Fatalf("got %d %s, want 400, code -32600 saying to initialize, with the request's id", w.Code, w.Body)
 			}
 		})
 	}

@@ -94,6 +94,50 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	return false
 }
 
+// sessionless answers a request sent without an Mcp-Session-Id header
+// that only an initialized session may make with the 400 the MCP transport
+// asks of a server that requires sessions. The SDK would answer it 200
+// with error code 0, which JSON-RPC does not define, saying only that the
+// method "is invalid during session initialization". A request of the
+// sessionless protocol (2026-07-28 on, by header or _meta) goes on to the
+// SDK, whose refusal names the versions this stateful server speaks.
+// It reports whether it answered.
+func sessionless(w http.ResponseWriter, r *http.Request, msg map[string]json.RawMessage) bool {
+	if msg == nil || r.Header.Get("Mcp-Session-Id") != "" || !validID(msg["id"]) ||
+		r.Header.Get("Mcp-Protocol-Version") >= sessionlessProtocol || carriesProtocolVersion(msg["params"]) {
+		return false
+	}
+	var method string
+	if json.Unmarshal(msg["method"], &method) != nil || sessionFree(method) {
+		return false
+	}
+	writeRPC(w, http.StatusBadRequest, msg["id"], jsonrpc.CodeInvalidRequest,
+		fmt.Sprintf("Invalid request: %s needs a session, and the request has no Mcp-Session-Id header: send initialize first, then the Mcp-Session-Id its answer carries with every request", clip(method)))
+	return true
+}
+
+// sessionlessProtocol is the first MCP version whose requests need no
+// session.
+const sessionlessProtocol = "2026-07-28"
+
+// sessionFree reports whether the SDK answers method before initialization.
+func sessionFree(method string) bool {
+	switch method {
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "server/discover":
+		return true
+	}
+	return false
+}
+
+// carriesProtocolVersion reports whether params name a protocol version in
+// _meta, as requests of the sessionless protocol do.
+func carriesProtocolVersion(params json.RawMessage) bool {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+	}
+	return json.Unmarshal(params, &p) == nil && p.Meta[mcp.MetaKeyProtocolVersion] != nil
+}
+
 // unnamedTool answers a tools/call request without a non-empty string
 // tool name, which the SDK would answer naming Go types (or with "Unknown
 // tool: " and nothing after it). It reports whether it answered. It runs

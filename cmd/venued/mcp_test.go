@@ -169,6 +169,12 @@ func TestMCP_BadInput(t *testing.T) {
 			t.Fatalf("got %s", r.body)
 		}
 	})
+	t.Run("a request without a session says to initialize", func(t *testing.T) {
+		r := mcpPost(t, c, "", `{"jsonrpc":"2.0","id":11,"method":"tools/list","params":{}}`)
+		if r.status != 400 || !strings.Contains(string(r.body), `"code":-32600`) || !strings.Contains(string(r.body), "send initialize first") {
+			t.Fatalf("got %d %s, want 400 with code -32600 saying to initialize first", r.status, r.body)
+		}
+	})
 	t.Run("a bad token is 401 JSON", func(t *testing.T) {
 		r := c.do(t, "POST", "/mcp", `{}`, "Authorization", "Bearer not-a-token", "Accept", "application/json, text/event-stream")
 		if r.status != 401 || r.errorText(t) == "" {
