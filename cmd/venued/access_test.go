@@ -35,6 +35,7 @@ func TestConfig_AnonymousDefault(t *testing.T) {
 // TestAccess_AnonymousLevels: what a caller without a token may do at each
 // level the config offers, while a user with a token may do it all.
 func TestAccess_AnonymousLevels(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	type step struct{ method, path, body string }
 	steps := map[string]step{
 		"status":       {"GET", "/api/v1/status", ""},

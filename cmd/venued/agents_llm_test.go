@@ -33,6 +33,7 @@ func llmAgentOn(t *testing.T, store string, stub *llmstub.Stub) (*client, string
 // wire protocols, plain and streamed: the model writes with a granted
 // tool, completes the task with complete_task, and the key shows nowhere.
 func TestAgents_LLMToolCalls(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	for _, tc := range []struct {
 		name, provider string
 		stream         bool

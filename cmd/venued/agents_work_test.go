@@ -253,6 +253,7 @@ func TestAgents_CancelTaskToolName(t *testing.T) {
 
 // TestAgents_ListsEveryAgent: list is not cut at a page.
 func TestAgents_ListsEveryAgent(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	m := MustRunMain(t, "")
 	c := newClient(m)
 	owner := m.engine.PublicCaller()

@@ -30,6 +30,7 @@ type isolationCase struct {
 // checked again against its twin, the same request about something that
 // does not exist: they must read the same, so nothing leaks existence.
 func TestIsolation_Matrix(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	forEachStore(t, func(t *testing.T, anon *client, m *Main) {
 		alice, aliceU := asUser(t, m)
 		bob, bobU := asUser(t, m)

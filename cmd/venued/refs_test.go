@@ -14,6 +14,7 @@ import (
 // reference form REFERENCE §14.3.7 says clients send, DID URLs included,
 // with slashes unencoded or the whole reference encoded as one segment.
 func TestREST_ReferenceForms(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	forEachStore(t, func(t *testing.T, c *client, m *Main) {
 		var st struct{ DID string }
 		c.do(t, "GET", "/api/v1/status", nil).json(t, &st)

@@ -139,6 +139,7 @@ func TestREST_Values(t *testing.T) {
 // TestREST_SecretsBounded: past venue.MaxSecrets a new secret is refused
 // with 409 over REST and from secret:set, and the list stays whole.
 func TestREST_SecretsBounded(t *testing.T) {
+	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 	m := MustRunMain(t, "")
 	c := newClient(m)
 	// Eight at a time: the bound holds for puts that race each other, and

@@ -17,6 +17,7 @@ import (
 // time, the venue must answer an ordinary call after each, and once they
 // are done the process must be idle.
 func TestWasm_HostileBuiltins(t *testing.T) {
+	// Never t.Parallel: it reads the whole process's processor time.
 	m := MustRunMain(t, "", func(c *Config) { c.JobTimeout, c.MaxBodyBytes = opstest.Deadline.String(), 8<<20 })
 	c := newClient(m)
 	warmBuiltins(t, c)
