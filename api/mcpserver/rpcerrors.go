@@ -94,9 +94,9 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	return false
 }
 
-// sessionless answers a request sent without an Mcp-Session-Id header
-// that only an initialized session may make with the 400 the MCP transport
-// asks of a server that requires sessions. The SDK would answer it 200
+// sessionless answers a request that only an initialized session may
+// make, sent without an Mcp-Session-Id header, with the 400 the MCP
+// transport asks of a server that requires sessions. The SDK would answer it 200
 // with error code 0, which JSON-RPC does not define, saying only that the
 // method "is invalid during session initialization". A request of the
 // sessionless protocol (2026-07-28 on, by header or _meta) goes on to the
