@@ -151,6 +151,7 @@ func TestREST_ValuesCount(t *testing.T) {
 // gives for the same lattice.
 func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
+
 	jobCount := regexp.MustCompile(`\d+ keys`) // the count in a preview of j
 	doc := `{"name": "Ada Lovelace", "tags": ["x", "y", "z", "w", "v", "u", "t"], "bio": "` + strings.Repeat("Lorem ipsum ", 30) +
 		`", "address": {"street": "1 Main St", "city": "London"}, "n": 42, "ok": true, "x": null, "a,b": "comma"}`
