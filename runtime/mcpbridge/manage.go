@@ -109,17 +109,26 @@ func secretName(auth, caller string) (string, error) {
 	return name, nil
 }
 
-// refresh lists a bridged server's tools again.
-func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+// named reads the input of refresh and remove and loads the bridge it names.
+func named(ctx context.Context, input json.RawMessage, env *runtime.Env) (*place, *record, error) {
 	var in manageInput
 	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
+		return nil, nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
 	}
 	p, err := placeOf(ctx, env, in.Scope)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r, err := p.load(in.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, r, nil
+}
+
+// refresh lists a bridged server's tools again.
+func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	p, r, err := named(ctx, input, env)
 	if err != nil {
 		return nil, err
 	}
@@ -201,19 +210,11 @@ func (b *Bridge) toolMeta(p *place, r *record, seg string, t *mcp.Tool) (json.Ra
 // remove drops a bridge, its tools and, for scope venue, the venue's copy
 // of its secret.
 func (b *Bridge) remove(ctx context.Context, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
-	var in manageInput
-	if err := json.Unmarshal(input, &in); err != nil {
-		return nil, venue.Errorf(venue.EINVALID, "Input is not valid: %v", err)
-	}
-	p, err := placeOf(ctx, env, in.Scope)
+	p, r, err := named(ctx, input, env)
 	if err != nil {
 		return nil, err
 	}
-	r, err := p.load(in.Name)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := p.drop(in.Name); err != nil {
+	if _, err := p.drop(r.Name); err != nil {
 		return nil, err
 	}
 	if r.VenueSecret != "" {
@@ -221,5 +222,5 @@ func (b *Bridge) remove(ctx context.Context, input json.RawMessage, env *runtime
 			return nil, err
 		}
 	}
-	return json.Marshal(map[string]any{"name": in.Name, "scope": p.scope, "removed": true})
+	return json.Marshal(map[string]any{"name": r.Name, "scope": p.scope, "removed": true})
 }
