@@ -262,3 +262,25 @@ func TestEngine_NamesAreChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestEngine_InputNotUTF8: raw input that is not UTF-8 (as a door that
+// decodes into raw JSON hands it on) is refused before a job exists, so no
+// record or lattice value ever holds it.
+func TestEngine_InputNotUTF8(t *testing.T) {
+	h := mustEngine(t)
+	for _, tc := range []struct{ name, input string }{
+		{"in a string", "{\"value\":\"a\xffb\"}"},
+		{"a lone continuation byte", "{\"value\":\"\x80\"}"},
+		{"in a member name", "{\"value\":{\"\xc3\":1}}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/echo", Input: json.RawMessage(tc.input), Wait: time.Minute})
+			if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "Input is not UTF-8 text") {
+				t.Fatalf("got %v, want EINVALID saying the input is not UTF-8", err)
+			}
+		})
+	}
+	if jobs, total, err := h.Jobs(h.alice, 0, 10); err != nil || total != 0 {
+		t.Fatalf("jobs after refusals: %v %d %v, want none", jobs, total, err)
+	}
+}

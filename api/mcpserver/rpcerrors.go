@@ -5,7 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/gridvenue/venue/internal/jsonscan"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,6 +65,25 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 	writeRPC(w, ref.status, id, code, message)
 }
 
+// unclean answers a body that Go's decoder would read otherwise than a
+// strict reader: text that is not UTF-8 (kept as given in raw arguments,
+// which a job would store) and a member named twice at any level (Go keeps
+// the last, so a proxy or log reading the first would see another call).
+// The REST door refuses both alike. It reports whether it answered.
+func unclean(w http.ResponseWriter, body []byte) bool {
+	if !utf8.Valid(body) {
+		writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeParseError,
+			"Parse error: the body is not UTF-8 text, as JSON must be: send it encoded as UTF-8")
+		return true
+	}
+	if name, found, _ := jsonscan.Duplicate(body); found {
+		writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest,
+			fmt.Sprintf("Invalid request: the member %q is given more than once in one object; give each member once", name))
+		return true
+	}
+	return false
+}
+
 // misshapen answers a message the SDK would take silently or answer in its
 // own words: an id that is neither a string nor a number, a request
 // without a method (the SDK reads it as a response to nothing, 202), and
@@ -75,7 +98,7 @@ func misshapen(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	_, hasResult := msg["result"]
 	_, hasError := msg["error"]
 	if hasID && !validID(id) && string(bytes.TrimSpace(id)) != "null" {
-		writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: 'id' must be a string or a number")
+		writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest, "Invalid request: 'id' must be a string or an integer")
 		return true
 	}
 	if !validID(id) {
@@ -159,18 +182,19 @@ func namesTool(params json.RawMessage) bool {
 	return json.Unmarshal(params, &p) == nil && json.Unmarshal(p.Name, &name) == nil && name != ""
 }
 
-// validID reports whether raw is a JSON-RPC id this door echoes: a
-// string or a number.
+// validID reports whether raw is an id the SDK answers unchanged: a string,
+// or an integer that fits in 64 bits (it reads every number as one, so 1.5
+// would come back as 1).
 func validID(raw json.RawMessage) bool {
-	var v any
-	if json.Unmarshal(raw, &v) != nil {
-		return false
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		return json.Unmarshal(raw, &s) == nil
 	}
-	switch v.(type) {
-	case string, float64:
-		return true
-	}
-	return false
+	// raw came out of a decoded message, so it is JSON: no sign '+',
+	// no leading zeros, which ParseInt would take.
+	_, err := strconv.ParseInt(string(raw), 10, 64)
+	return err == nil
 }
 
 func objectOrNull(raw json.RawMessage) bool {

@@ -110,6 +110,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.unreadable(w, err)
 			return
 		}
+		if unclean(w, body) {
+			return
+		}
 		msg := parseMessage(body)
 		if misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) {
 			return

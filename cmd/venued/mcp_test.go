@@ -155,6 +155,11 @@ func TestMCP_BadInput(t *testing.T) {
 		{"arguments not an object", `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"core_read","arguments":[1]}}`, `Tool arguments must be a JSON object`},
 		{"wrong argument type", `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`, `"isError":true`},
 		{"display name is sanitised", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"core:read","arguments":{"path":"w/none"}}}`, `\"exists\":false`},
+		{"body not UTF-8", "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"tools/call\",\"params\":{\"name\":\"core_write\",\"arguments\":{\"path\":\"w/bad\",\"value\":\"a\xffb\"}}}", `"code":-32700,"message":"Parse error: the body is not UTF-8 text`},
+		{"member given twice", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"core_read","arguments":{"path":"w"}},"params":{"name":"core_write","arguments":{"path":"w/dup","value":3}}}`, `"code":-32600,"message":"Invalid request: the member \"params\" is given more than once`},
+		{"id given twice", `{"jsonrpc":"2.0","id":14,"id":15,"method":"ping"}`, `the member \"id\" is given more than once`},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"error":{"code":-32600,"message":"Invalid request: 'id' must be a string or an integer"},"id":null`},
+		{"id past 64 bits", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, `'id' must be a string or an integer`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mcpPost(t, c, sid, tc.body)
@@ -163,6 +168,13 @@ func TestMCP_BadInput(t *testing.T) {
 			}
 		})
 	}
+	t.Run("refused bodies wrote nothing", func(t *testing.T) {
+		for _, path := range []string{"w/bad", "w/dup"} {
+			if r := c.do(t, "GET", "/api/v1/values/read?path="+path, nil); !strings.Contains(string(r.body), `"exists":false`) {
+				t.Fatalf("%s: %d %s, want nothing stored", path, r.status, r.body)
+			}
+		}
+	})
 	t.Run("wrong argument type says which", func(t *testing.T) {
 		r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"core_read","arguments":{"path":7}}}`)
 		if !strings.Contains(string(r.body), "Input schema violation") || !strings.Contains(string(r.body), "path") {
