@@ -121,8 +121,12 @@ func groupField(groupBy string) ([]string, error) {
 	}
 	field := strings.Split(groupBy, "/")
 	for _, f := range field {
-		if f == "" {
+		switch f {
+		case "":
 			return nil, venue.Errorf(venue.EINVALID, "groupBy %q has an empty field name: remove the leading, doubled or trailing '/'", groupBy)
+		case ".", "..":
+			// As list's fields: a path below each entry, never above it.
+			return nil, venue.Errorf(venue.EINVALID, "groupBy %q has a '.' or '..' field name: name the fields below each entry, such as status or meta/kind", groupBy)
 		}
 	}
 	return field, nil

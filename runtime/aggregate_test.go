@@ -83,6 +83,8 @@ func TestEngine_CountRefuses(t *testing.T) {
 		{"an unknown namespace", "q/x", "", venue.EINVALID, "unknown namespace"},
 		{"a groupBy with an empty field", "w/many", "a//b", venue.EINVALID, "empty field name"},
 		{"a groupBy with a leading slash", "w/many", "/a", venue.EINVALID, "empty field name"},
+		{"a groupBy of '..'", "w/many", "..", venue.EINVALID, "a '.' or '..' field name"},
+		{"a groupBy with '.' inside", "w/many", "meta/./kind", venue.EINVALID, "a '.' or '..' field name"},
 		{"a groupBy too long", "w/many", strings.Repeat("f", venue.MaxPathLen+1), venue.EINVALID, "too long"},
 		{"too many groups", "w/many", "id", venue.EINVALID, "more than 1000 groups"},
 	} {

@@ -94,6 +94,8 @@ func TestREST_BadInput(t *testing.T) {
 			{"empty secret", "PUT", "/api/v1/secrets/GOOD", `{"value": ""}`, 400, "at least 4 characters"},
 			{"delete an unknown secret", "DELETE", "/api/v1/secrets/NOPE", nil, 404, "Secret not found"},
 			{"unknown operation by name", "GET", "/api/v1/operations/core:nope", nil, 404, "Operation not found"},
+			{"operation name with a dot-dot segment", "GET", "/api/v1/operations/v/ops/core/../core/read", nil, 400, "has a '.' or '..' segment"},
+			{"operation name with an escaped dot-dot segment", "GET", "/api/v1/operations/v%2fops%2f%2e%2e%2fx", nil, 400, "has a '.' or '..' segment"},
 			{"unknown route", "GET", "/api/v1/nothing", nil, 404, "Endpoint GET /api/v1/nothing not found"},
 			{"wrong method", "DELETE", "/api/v1/status", nil, 405, "DELETE /api/v1/status not allowed"},
 			{"doubled slash", "GET", "/api/v1//status", nil, 400, "Path /api/v1//status has an empty or dot segment"},

@@ -120,6 +120,7 @@ func TestREST_ValuesCount(t *testing.T) {
 			{"no path", "groupBy=x", 400, "Missing 'path' query parameter"},
 			{"a malformed path", "path=w//x", 400, "empty segment"},
 			{"a malformed groupBy", "path=w/count/people&groupBy=a//b", 400, "empty field name"},
+			{"a groupBy above the entries", "path=w/count/people&groupBy=..", 400, "a '.' or '..' field name"},
 			{"a groupBy too long", "path=w/count/people&groupBy=" + strings.Repeat("f", 1025), 400, "groupBy"},
 		} {
 			for _, endpoint := range []string{"count", "aggregate"} {
