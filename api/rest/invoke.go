@@ -102,7 +102,9 @@ func parseWait(body any, query string) (time.Duration, error) {
 		case "false", "":
 			return 0, nil
 		}
-		if n, err := strconv.ParseInt(w, 10, 64); err == nil && n >= 0 {
+		// Past int64 ParseInt gives its bound with ErrRange: a wait that
+		// long is cut like any other, as a JSON number is above.
+		if n, err := strconv.ParseInt(w, 10, 64); n >= 0 && (err == nil || errors.Is(err, strconv.ErrRange)) {
 			return time.Duration(min(n, maxWait.Milliseconds())) * time.Millisecond, nil
 		}
 	}

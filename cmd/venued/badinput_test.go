@@ -31,6 +31,7 @@ func TestREST_BadInput(t *testing.T) {
 			{"input missing a required field", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {}}`, 400, "missing property 'ms'"},
 			{"bad wait", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "wait": "soon"}`, 400, "Invalid wait value"},
 			{"negative wait", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "wait": -5}`, 400, "Invalid wait value"},
+			{"negative wait past 64 bits", "POST", "/api/v1/invoke?wait=-99999999999999999999", `{"operation": "v/test/ops/echo"}`, 400, "Invalid wait value"},
 			{"wait of the wrong kind", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "wait": {}}`, 400,
 				"Invalid wait value {}: use true, false or a whole number of milliseconds"},
 			{"input over a maximum", "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {"ms": 1000000000000}}`, 400,

@@ -55,6 +55,7 @@ func TestREST_Invoke(t *testing.T) {
 			{"wait as milliseconds", `"wait": 5000`, "COMPLETE"},
 			{"wait as a string", `"wait": "true"`, "COMPLETE"},
 			{"wait as a digit string", `"wait": "5000"`, "COMPLETE"},
+			{"a wait past 64 bits is cut, as a number's is", `"wait": "99999999999999999999"`, "COMPLETE"},
 			{"wait false", `"wait": false`, "PENDING"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
