@@ -85,7 +85,7 @@ func unclean(w http.ResponseWriter, body []byte) bool {
 }
 
 // misshapen answers a message the SDK would take silently or answer in its
-// own words: an id that is neither a string nor a number, a request
+// own words: an id that is neither a string nor an integer, a request
 // without a method (the SDK reads it as a response to nothing, 202), and
 // params that are not an object (MCP params always are; the SDK's message
 // names Go types). It reports whether it answered.
