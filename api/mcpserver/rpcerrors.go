@@ -84,6 +84,23 @@ func unclean(w http.ResponseWriter, body []byte) bool {
 	return false
 }
 
+// reinitialized answers an initialize sent on a live session of its
+// caller. The SDK answers it with error code 0, which JSON-RPC does not
+// define, and logs it at ERROR, so any client could fill the log. An
+// unknown session or another caller's is left to the SDK's 404 and the
+// door's 403. It reports whether it answered.
+func (s *Server) reinitialized(w http.ResponseWriter, r *http.Request, msg map[string]json.RawMessage) bool {
+	if msg == nil || string(msg["method"]) != `"initialize"` || !validID(msg["id"]) {
+		return false
+	}
+	if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess == nil || !sess.ownedBy(r) {
+		return false
+	}
+	writeRPC(w, http.StatusBadRequest, msg["id"], jsonrpc.CodeInvalidRequest,
+		"Invalid request: this session is already initialized; to open another, send initialize without an Mcp-Session-Id header")
+	return true
+}
+
 // misshapen answers a message the SDK would take silently or answer in its
 // own words: an id that is neither a string nor an integer, a request
 // without a method (the SDK reads it as a response to nothing, 202), and

@@ -159,6 +159,8 @@ func TestMCP_BadInput(t *testing.T) {
 		{"member given twice", `{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"core_read","arguments":{"path":"w"}},"params":{"name":"core_write","arguments":{"path":"w/dup","value":3}}}`, `"code":-32600,"message":"Invalid request: the member \"params\" is given more than once`},
 		{"id given twice", `{"jsonrpc":"2.0","id":14,"id":15,"method":"ping"}`, `the member \"id\" is given more than once`},
 		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"error":{"code":-32600,"message":"Invalid request: 'id' must be a string or an integer"},"id":null`},
+		{"initialize on a live session", `{"jsonrpc":"2.0","id":16,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, `{"error":{"code":-32600,"message":"Invalid request: this session is already initialized`},
+		{"the session still works", `{"jsonrpc":"2.0","id":17,"method":"ping"}`, `"id":17,"result":{}`},
 		{"id past 64 bits", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, `'id' must be a string or an integer`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
