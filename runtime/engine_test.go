@@ -275,7 +275,7 @@ func TestEngine_InputNotUTF8(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/echo", Input: json.RawMessage(tc.input), Wait: time.Minute})
-			if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "Input is not UTF-8 text") {
+			if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "Input has bytes that are not UTF-8 text") {
 				t.Fatalf("got %v, want EINVALID saying the input is not UTF-8", err)
 			}
 		})

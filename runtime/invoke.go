@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"time"
-	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/internal/jsonscan"
@@ -187,11 +186,6 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 func (e *Engine) checkInput(op *venue.Operation, in json.RawMessage) (json.RawMessage, error) {
 	if len(bytes.TrimSpace(in)) == 0 || string(in) == "null" {
 		in = json.RawMessage(`{}`)
-	}
-	// A door that decodes into raw JSON (the MCP SDK does) keeps bytes that
-	// are not UTF-8, which a job would store and every later read refuse.
-	if !utf8.Valid(in) {
-		return nil, venue.Errorf(venue.EINVALID, "Input is not UTF-8 text, as JSON must be: send its strings encoded as UTF-8")
 	}
 	if jsonscan.Compacted(in) { // so nested at most jsonscan.MaxDepth, far within maxDepth
 		in = bytes.Clone(in) // the job keeps its own input, as a compacted one would be

@@ -85,6 +85,7 @@ func TestEngine_WriteRefusals(t *testing.T) {
 		{"a member given twice", "w/x", `[{"a":1,"a":2}]`, venue.EINVALID, `Value gives the member "a" twice`},
 		{"a number past a double", "w/x", `{"n":[1e999]}`, venue.EINVALID, "Value has the number 1e999, past the largest a double holds"},
 		{"half a surrogate pair", "w/x", `["\udfff"]`, venue.EINVALID, "Value has half of a UTF-16 surrogate pair"},
+		{"bytes that are not UTF-8", "w/x", "[\"a\xffb\"]", venue.EINVALID, "Value has bytes that are not UTF-8 text"},
 		{"no value", "w/x", ``, venue.EINVALID, "value is required"},
 		{"too large", "w/x", `"` + strings.Repeat("x", 1000) + `"`, venue.ETOOLARGE, "exceeds"},
 		{"an index past the end", "w/v/5", `1`, venue.EINVALID, "not in the vector"},
