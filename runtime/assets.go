@@ -91,8 +91,9 @@ func (e *Engine) Assets(ctx context.Context, offset, limit int) ([]venue.AssetID
 
 // AssetContent describes the content of an asset, ready to stream.
 type AssetContent struct {
-	Body        io.ReadCloser
+	Body        io.ReadSeekCloser
 	Size        int64
+	SHA256      [32]byte // what the bytes hash to: the content's identity
 	ContentType string
 	FileName    string
 }
@@ -125,7 +126,7 @@ func (e *Engine) ContentOf(ctx context.Context, id venue.AssetID, meta []byte) (
 	if err != nil {
 		return nil, err
 	}
-	return &AssetContent{Body: body, Size: size, ContentType: ci.contentType, FileName: ci.fileName}, nil
+	return &AssetContent{Body: body, Size: size, SHA256: ci.sha, ContentType: ci.contentType, FileName: ci.fileName}, nil
 }
 
 // PutContent streams r into the asset's content, hashing as it goes, and

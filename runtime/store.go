@@ -111,9 +111,10 @@ type ContentStore interface {
 	// Commit fails with ETOOLARGE.
 	NewContent(ctx context.Context, sha256 [32]byte, owner string) (ContentUpload, error)
 
-	// Content returns a reader over stored content and its size.
-	// Returns ENOTFOUND if there is none. The caller closes the reader.
-	Content(ctx context.Context, sha256 [32]byte) (io.ReadCloser, int64, error)
+	// Content returns a reader over stored content and its size; it seeks,
+	// so that a download can resume part way. Returns ENOTFOUND if there is
+	// none. The caller closes the reader.
+	Content(ctx context.Context, sha256 [32]byte) (io.ReadSeekCloser, int64, error)
 }
 
 // ContentUpload receives content in order. The engine hashes what it writes

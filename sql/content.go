@@ -239,7 +239,7 @@ func (s *Store) dropStaleUploads(ctx context.Context) error {
 
 // Content returns a reader over stored content and its size. The reader
 // fetches one chunk per step. Returns ENOTFOUND if there is none.
-func (s *Store) Content(ctx context.Context, sha [32]byte) (io.ReadCloser, int64, error) {
+func (s *Store) Content(ctx context.Context, sha [32]byte) (io.ReadSeekCloser, int64, error) {
 	r := &contentReader{s: s, ctx: ctx}
 	err := s.r.QueryRowContext(ctx, s.d.q("SELECT upload_id, size FROM content WHERE sha256 = ?"), sha[:]).Scan(&r.id, &r.size)
 	if errors.Is(err, dbsql.ErrNoRows) {
@@ -251,7 +251,8 @@ func (s *Store) Content(ctx context.Context, sha [32]byte) (io.ReadCloser, int64
 	return r, r.size, nil
 }
 
-// contentReader streams content chunk by chunk.
+// contentReader streams content chunk by chunk. Every chunk but the last
+// holds chunkSize bytes, so a Seek finds its chunk by division.
 type contentReader struct {
 	s      *Store
 	ctx    context.Context // Content's: Read has none of its own
@@ -259,6 +260,7 @@ type contentReader struct {
 	size   int64
 	n      int    // next chunk to fetch
 	read   int64  // bytes fetched so far
+	skip   int    // bytes of the next chunk a Seek passed over
 	buf    []byte // the unread rest of the current chunk
 	chunk  []byte // the storage buf points into, reused per chunk
 	closed bool
@@ -268,7 +270,7 @@ func (r *contentReader) Read(p []byte) (int, error) {
 	if r.closed {
 		return 0, errors.New("read of closed content")
 	}
-	if len(r.buf) == 0 {
+	for len(r.buf) == 0 {
 		if r.read >= r.size {
 			return 0, io.EOF
 		}
@@ -279,6 +281,31 @@ func (r *contentReader) Read(p []byte) (int, error) {
 	k := copy(p, r.buf)
 	r.buf = r.buf[k:]
 	return k, nil
+}
+
+// Seek moves to offset without fetching: the next Read fetches the chunk
+// that holds it. Offsets past the end read as EOF, as a file's do.
+func (r *contentReader) Seek(offset int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		offset += r.read - int64(len(r.buf))
+	case io.SeekEnd:
+		offset += r.size
+	case io.SeekStart:
+	default:
+		return 0, fmt.Errorf("seek content: whence %d", whence)
+	}
+	if offset < 0 {
+		return 0, fmt.Errorf("seek content: offset %d before the start", offset)
+	}
+	r.n = int(offset / chunkSize)
+	r.read = offset - offset%chunkSize
+	r.skip = int(offset % chunkSize)
+	r.buf = nil
+	if offset >= r.size {
+		r.read, r.skip = offset, 0
+	}
+	return offset, nil
 }
 
 // fetch loads the next chunk into the reused buffer.
@@ -300,9 +327,10 @@ func (r *contentReader) fetch() error {
 		return io.ErrUnexpectedEOF
 	}
 	r.chunk = append(r.chunk[:0], data...)
-	r.buf = r.chunk
+	r.buf = r.chunk[min(r.skip, len(r.chunk)):]
 	r.n++
 	r.read += int64(len(data))
+	r.skip = 0
 	return nil
 }
 

@@ -57,6 +57,7 @@ type RegisterAssetOutput struct {
 // AssetIDInput names an asset in the path.
 type AssetIDInput struct {
 	ID string `path:"id" doc:"Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, this venue's DID URL <did>/a/<hex>, the asset's own DID <did>:a:<hex>, or a path in w/, o/ or v/ holding an asset id or asset metadata; slashes may stay unencoded"`
+	Conditional
 }
 
 // assetRefDoc describes the asset references the asset routes accept (as
@@ -66,7 +67,9 @@ const assetRefDoc = "Asset reference: 0x and 64 hex digits, bare hex, a/<hex>, t
 
 // AssetOutput is the metadata exactly as registered.
 type AssetOutput struct {
+	Status      int
 	ContentType string `header:"Content-Type"`
+	ETag        string `header:"ETag" doc:"0x and the SHA-256 of the metadata as served, quoted: the asset id itself when it was registered in canonical form"`
 	Body        rawJSON
 }
 
@@ -82,8 +85,10 @@ func (s *Server) registerAssets() {
 	huma.Register(s.api, op, s.registerAsset)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 	op = s.op("get-asset", http.MethodGet, "/api/v1/assets/{id}", "Read asset metadata", "Assets")
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "Not an asset reference",
-		"404": "No such asset, or nothing at the path named"}), s.getAsset)
+	op = s.documentErrors(op, map[string]string{"400": "Not an asset reference",
+		"404": "No such asset, or nothing at the path named"})
+	op.Responses["304"] = notModified()
+	huma.Register(s.api, op, s.getAsset)
 	s.registerContent()
 }
 
@@ -117,7 +122,11 @@ func (s *Server) getAsset(ctx context.Context, in *AssetIDInput) (*AssetOutput, 
 	if !json.Valid(meta) {
 		return nil, toAPI(venue.Errorf(venue.EINTERNAL, "Stored metadata of %s is not JSON", id))
 	}
-	return &AssetOutput{ContentType: "application/json", Body: rawJSON(meta)}, nil
+	out := &AssetOutput{Status: http.StatusOK, ContentType: "application/json", ETag: etagOf(meta), Body: rawJSON(meta)}
+	if in.matches(out.ETag) {
+		out.Status, out.Body = http.StatusNotModified, nil
+	}
+	return out, nil
 }
 
 // assetID reads the asset a content route names: an id directly, any other

@@ -2,11 +2,13 @@ package rest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -23,17 +25,28 @@ func (s *Server) registerContent() {
 	idParam := []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
 		Description: assetRefDoc}}
 	binary := &huma.Schema{Type: "string", Format: "binary"}
+	str := &huma.Schema{Type: "string"}
+	contentHeaders := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}}
 	s.api.OpenAPI().AddOperation(&huma.Operation{
 		OperationID: "get-asset-content", Method: http.MethodGet, Path: "/api/v1/assets/{id}/content",
 		Summary: "Download an asset's content", Tags: []string{"Assets"},
-		Description: "Streams the content with the Content-Type of the metadata's content.contentType.",
-		Parameters: append(idParam, &huma.Param{Name: "inline", In: "query", Schema: &huma.Schema{Type: "boolean"},
-			Description: "Content-Disposition inline (display in the browser) instead of attachment"}),
+		Description: "Streams the content with the Content-Type of the metadata's content.contentType. " +
+			"Its ETag is the content's SHA-256 (\"0x<hex>\"). One byte range may be asked for (Range: bytes=first-last, first- or -count), " +
+			"as a download that resumes does; a field with several ranges, or with an If-Range that is not the current ETag, is answered with all of the content.",
+		Parameters: append(idParam,
+			&huma.Param{Name: "inline", In: "query", Schema: &huma.Schema{Type: "boolean"},
+				Description: "Content-Disposition inline (display in the browser) instead of attachment"},
+			&huma.Param{Name: "Range", In: "header", Schema: str, Description: "One byte range, e.g. bytes=0-1023, bytes=1024- or bytes=-512"},
+			&huma.Param{Name: "If-Range", In: "header", Schema: str, Description: "The ETag the caller's earlier part came from: Range is honoured only if it is still current"},
+			&huma.Param{Name: "If-None-Match", In: "header", Schema: str, Description: "ETags the caller holds (or *): when one matches, the answer is 304 with no body"}),
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The content", Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"200": {Description: "The content", Headers: contentHeaders, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"206": {Description: "The byte range asked for; Content-Range says where it lies", Headers: contentHeaders, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"304": notModified(),
 			"400": errorResponse(s.api, "A malformed asset reference or path, or an inline value that is not a boolean"),
 			"403": errorResponse(s.api, "A path the caller may not read (another's namespace without a grant)"),
 			"404": errorResponse(s.api, "No such asset, or it has no content"),
+			"416": errorResponse(s.api, "A malformed byte range, or one that starts past the end (Content-Range: bytes */<size> gives the size)"),
 		},
 	})
 	s.api.OpenAPI().AddOperation(&huma.Operation{
@@ -63,23 +76,62 @@ func (s *Server) getContent(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer c.Body.Close()
+	h := w.Header()
+	etag := hashTag(c.SHA256)
+	h.Set("ETag", etag)
+	h.Set("Accept-Ranges", "bytes")
+	if noneMatch(strings.Join(r.Header.Values("If-None-Match"), ","), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	part, whole, err := rangeOf(r.Header.Get("Range"), c.Size)
+	if ifRange := r.Header.Get("If-Range"); ifRange != "" && strings.TrimSpace(ifRange) != etag {
+		// Another version's range (or one by date, which this content has
+		// none of): the RFC answers with all of the current content.
+		part, whole, err = byteRange{}, true, nil
+	}
+	if err != nil {
+		h.Set("Content-Range", fmt.Sprintf("bytes */%d", c.Size))
+		writeJSONError(w, http.StatusRequestedRangeNotSatisfiable, err.Error())
+		return
+	}
+	if whole {
+		part = byteRange{length: c.Size}
+	}
 	if named := mime.FormatMediaType(disposition, map[string]string{"filename": c.FileName}); c.FileName != "" && named != "" {
 		disposition = named
 	}
-	h := w.Header()
 	h.Set("Content-Type", c.ContentType)
-	h.Set("Content-Length", strconv.FormatInt(c.Size, 10))
+	h.Set("Content-Length", strconv.FormatInt(part.length, 10))
 	h.Set("Content-Disposition", disposition)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Content-Security-Policy", "sandbox")
-	out := &sendTo{w: w}
-	if _, err := io.Copy(out, c.Body); err != nil {
-		if out.err != nil { // the client went away: its business, not the operator's
-			s.log.Debug("asset content download ended early", "asset", clipPath(r.PathValue("id")), "err", err)
-			return
-		}
-		s.log.Warn("stream asset content", "asset", clipPath(r.PathValue("id")), "err", err)
+	if !whole {
+		h.Set("Content-Range", part.contentRange(c.Size))
+		w.WriteHeader(http.StatusPartialContent)
 	}
+	if r.Method == http.MethodHead {
+		return
+	}
+	s.send(w, r, c.Body, part)
+}
+
+// send copies part of body to w. A failure after the header is out can
+// only cut the answer short, so it is logged.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, body io.ReadSeeker, part byteRange) {
+	out := &sendTo{w: w}
+	_, err := body.Seek(part.start, io.SeekStart)
+	if err == nil {
+		_, err = io.CopyN(out, body, part.length)
+	}
+	if err == nil {
+		return
+	}
+	if out.err != nil { // the client went away: its business, not the operator's
+		s.log.Debug("asset content download ended early", "asset", clipPath(r.PathValue("id")), "err", err)
+		return
+	}
+	s.log.Warn("stream asset content", "asset", clipPath(r.PathValue("id")), "err", err)
 }
 
 // sendTo is w, keeping its write error, which tells a client that went away

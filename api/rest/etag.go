@@ -11,9 +11,35 @@ import (
 // etagOf is the strong entity tag of a value read whole: the SHA-256 of
 // its JSON, written as the reference venue writes its ETags ("0x<hex>").
 func etagOf(value []byte) string {
-	sum := sha256.Sum256(value)
+	return hashTag(sha256.Sum256(value))
+}
+
+// hashTag is the entity tag of bytes with SHA-256 sum.
+func hashTag(sum [32]byte) string {
 	return `"0x` + hex.EncodeToString(sum[:]) + `"`
 }
+
+// Conditional is the If-None-Match of a read that answers 304 while the
+// caller holds what it would send.
+type Conditional struct {
+	IfNoneMatch string `header:"If-None-Match" doc:"ETags the caller holds (or *): when one matches, the answer is 304 with no body"`
+}
+
+// Resolve gathers every If-None-Match line: a list header may be sent as
+// several lines, of which Huma reads only the first.
+func (in *Conditional) Resolve(ctx huma.Context) []error {
+	var lines []string
+	ctx.EachHeader(func(name, value string) {
+		if strings.EqualFold(name, "If-None-Match") {
+			lines = append(lines, value)
+		}
+	})
+	in.IfNoneMatch = strings.Join(lines, ",")
+	return nil
+}
+
+// matches reports whether the caller holds the representation tagged etag.
+func (in *Conditional) matches(etag string) bool { return noneMatch(in.IfNoneMatch, etag) }
 
 // noneMatch reports whether an If-None-Match field value (its lines joined
 // with commas) matches etag, as RFC 9110 section 13.1.2 evaluates it: "*"
@@ -50,9 +76,13 @@ func nextMember(list string) (member, rest string) {
 }
 
 // notModified documents the 304 of a conditional read, which carries the
-// same headers as the 200 and no body.
-func notModified() *huma.Response {
+// ETag and the other headers named that the 200 has, and no body.
+func notModified(headers ...string) *huma.Response {
 	str := &huma.Schema{Type: "string"}
-	return &huma.Response{Description: "Not Modified: If-None-Match names the value's current ETag",
-		Headers: map[string]*huma.Param{"ETag": {Schema: str}, "Cache-Control": {Schema: str}}}
+	r := &huma.Response{Description: "Not Modified: If-None-Match names the current ETag",
+		Headers: map[string]*huma.Param{"ETag": {Schema: str}}}
+	for _, h := range headers {
+		r.Headers[h] = &huma.Param{Schema: str}
+	}
+	return r
 }

@@ -16,22 +16,9 @@ const noStore = "private, no-store"
 
 // ReadValueInput names a lattice path.
 type ReadValueInput struct {
-	Path        string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
-	MaxSize     int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000; 0 gives the default); larger values come back truncated"`
-	IfNoneMatch string `header:"If-None-Match" doc:"ETags of values the caller holds (or *): when one matches, the answer is 304 with no body"`
-}
-
-// Resolve gathers every If-None-Match line: a list header may be sent as
-// several lines, of which Huma reads only the first.
-func (in *ReadValueInput) Resolve(ctx huma.Context) []error {
-	var lines []string
-	ctx.EachHeader(func(name, value string) {
-		if strings.EqualFold(name, "If-None-Match") {
-			lines = append(lines, value)
-		}
-	})
-	in.IfNoneMatch = strings.Join(lines, ",")
-	return nil
+	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
+	MaxSize int    `query:"maxSize" minimum:"0" doc:"Largest value to return, in bytes (default 1000000; 0 gives the default); larger values come back truncated"`
+	Conditional
 }
 
 // ReadValueOutput is the value at the path.
@@ -75,7 +62,7 @@ func (s *Server) registerValues() {
 	op.Description = "A job-free read of the value at a path, as the caller sees the lattice. An absent path is {\"exists\": false}, not 404. " +
 		"A present value read whole has an ETag; sent back in If-None-Match, it makes the answer 304 while the value is unchanged."
 	op = s.documentErrors(op, map[string]string{"400": "A malformed path"})
-	op.Responses["304"] = notModified()
+	op.Responses["304"] = notModified("Cache-Control")
 	huma.Register(s.api, op, s.readValue)
 	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
 	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector. " +
@@ -114,7 +101,7 @@ func (s *Server) readValue(ctx context.Context, in *ReadValueInput) (*ReadValueO
 	if res.Exists && !res.Truncated {
 		out.ETag = etagOf(res.Value)
 	}
-	if out.ETag != "" && noneMatch(in.IfNoneMatch, out.ETag) {
+	if out.ETag != "" && in.matches(out.ETag) {
 		out.Status, out.Body = http.StatusNotModified, nil
 	}
 	return out, nil

@@ -32,6 +32,26 @@ func TestREST_Assets(t *testing.T) {
 				}
 			})
 		}
+		t.Run("metadata has an ETag, and If-None-Match makes it 304", func(t *testing.T) {
+			metaSum := sha256.Sum256([]byte(meta))
+			etag := `"0x` + hex.EncodeToString(metaSum[:]) + `"`
+			if r := c.do(t, "GET", "/api/v1/assets/"+id, nil); r.header.Get("ETag") != etag {
+				t.Fatalf("ETag %q, want %q", r.header.Get("ETag"), etag)
+			}
+			req, _ := http.NewRequest("GET", c.base+"/api/v1/assets/"+id, nil)
+			req.Header["If-None-Match"] = []string{`"0x00"`, etag} // two lines
+			resp, err := c.http.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 304 || resp.Header.Get("ETag") != etag {
+				t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+			}
+			if r := c.do(t, "GET", "/api/v1/assets/"+id, nil, "If-None-Match", `"0x00"`); r.status != 200 || string(r.body) != meta {
+				t.Fatalf("another ETag: %d %q", r.status, r.body)
+			}
+		})
 		t.Run("a hash mismatch is refused and stores nothing", func(t *testing.T) {
 			r := c.do(t, "PUT", "/api/v1/assets/"+id+"/content", []byte("tampered"))
 			if r.status != 400 || !strings.Contains(r.errorText(t), "Content hash mismatch") {
@@ -289,4 +309,73 @@ func TestREST_SecretsKeptAsSent(t *testing.T) {
 	if r := c.do(t, "GET", "/api/v1/secrets", nil); !strings.HasPrefix(string(r.body), `{"items":["WHOLE"],"total":1}`) {
 		t.Fatalf("stored: %s", r.body)
 	}
+}
+
+// TestREST_AssetContentRanges resumes and revalidates a download of
+// content that spans several of the store's 256 KiB pieces.
+func TestREST_AssetContentRanges(t *testing.T) {
+	forEachStore(t, func(t *testing.T, c *client, m *Main) {
+		content := make([]byte, 600<<10)
+		for i := range content {
+			content[i] = byte(i * 7 / 3)
+		}
+		sum := sha256.Sum256(content)
+		var id string
+		c.do(t, "POST", "/api/v1/assets", `{"name": "big", "content": {"contentType": "application/octet-stream", "sha256": "`+hex.EncodeToString(sum[:])+`"}}`).json(t, &id)
+		mustOK(t, c.do(t, "PUT", "/api/v1/assets/"+id+"/content", content))
+		path, etag := "/api/v1/assets/"+id+"/content", `"0x`+hex.EncodeToString(sum[:])+`"`
+		size := len(content)
+
+		whole := c.do(t, "GET", path, nil)
+		if whole.status != 200 || !bytes.Equal(whole.body, content) || whole.header.Get("ETag") != etag || whole.header.Get("Accept-Ranges") != "bytes" {
+			t.Fatalf("%d, %d bytes, %v", whole.status, len(whole.body), whole.header)
+		}
+		for _, tc := range []struct {
+			name       string
+			header     []string
+			status     int
+			start, end int // the part of content the body holds, end excluded
+		}{
+			{"a range across two pieces", []string{"Range", "bytes=262100-262200"}, 206, 262100, 262201},
+			{"the rest from an offset", []string{"Range", "bytes=524288-"}, 206, 524288, size},
+			{"the last bytes", []string{"Range", "bytes=-10"}, 206, size - 10, size},
+			{"a last past the end", []string{"Range", "bytes=614000-999999"}, 206, 614000, size},
+			{"several ranges get all of it", []string{"Range", "bytes=0-1,5-6"}, 200, 0, size},
+			{"another unit gets all of it", []string{"Range", "lines=1-2"}, 200, 0, size},
+			{"If-Range with the ETag", []string{"Range", "bytes=10-19", "If-Range", etag}, 206, 10, 20},
+			{"If-Range with another ETag gets all of it", []string{"Range", "bytes=10-19", "If-Range", `"0x00"`}, 200, 0, size},
+			{"If-Range with a date gets all of it", []string{"Range", "bytes=10-19", "If-Range", "Sat, 28 Nov 2026 00:00:00 GMT"}, 200, 0, size},
+			{"If-None-Match with the ETag", []string{"If-None-Match", `"0x01", ` + etag}, 304, 0, 0},
+			{"If-None-Match with the ETag ignores Range", []string{"If-None-Match", "*", "Range", "bytes=0-0"}, 304, 0, 0},
+			{"If-None-Match with another ETag", []string{"If-None-Match", `"0x01"`, "Range", "bytes=0-0"}, 206, 0, 1},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				r := c.do(t, "GET", path, nil, tc.header...)
+				if r.status != tc.status || !bytes.Equal(r.body, content[tc.start:tc.end]) || r.header.Get("ETag") != etag {
+					t.Fatalf("%d with %d bytes, %v; want %d with bytes %d to %d", r.status, len(r.body), r.header, tc.status, tc.start, tc.end)
+				}
+				if want := fmt.Sprintf("bytes %d-%d/%d", tc.start, tc.end-1, size); tc.status == 206 && r.header.Get("Content-Range") != want {
+					t.Fatalf("Content-Range %q, want %q", r.header.Get("Content-Range"), want)
+				}
+			})
+		}
+		for _, tc := range []struct{ name, field, want string }{
+			{"a range past the end", "bytes=614400-", "starts past the end: the content has 614400 bytes"},
+			{"a malformed range", "bytes=a-b", "send bytes=first-last, bytes=first- or bytes=-count"},
+			{"a range that ends before it starts", "bytes=9-1", "ends before it starts"},
+		} {
+			t.Run(tc.name+" is 416", func(t *testing.T) {
+				r := c.do(t, "GET", path, nil, "Range", tc.field)
+				if r.status != 416 || !strings.Contains(r.errorText(t), tc.want) || r.header.Get("Content-Range") != fmt.Sprintf("bytes */%d", size) {
+					t.Fatalf("%d %s %v", r.status, r.body, r.header)
+				}
+			})
+		}
+		t.Run("HEAD answers a range's header without its body", func(t *testing.T) {
+			r := c.do(t, "HEAD", path, nil, "Range", "bytes=100-199")
+			if r.status != 206 || len(r.body) != 0 || r.header.Get("Content-Length") != "100" || r.header.Get("Content-Range") != fmt.Sprintf("bytes 100-199/%d", size) {
+				t.Fatalf("%d %d bytes %v", r.status, len(r.body), r.header)
+			}
+		})
+	})
 }

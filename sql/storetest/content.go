@@ -74,7 +74,68 @@ func testContent(t *testing.T, s runtime.Store) {
 			}
 		})
 	}
+	testContentSeek(t, s)
 	testContentLifecycle(t, s)
+}
+
+// testContentSeek reads content from offsets around the 256 KiB pieces
+// the SQL store keeps it in, as a download that resumes would.
+func testContentSeek(t *testing.T, s runtime.Store) {
+	data := randomBytes(3<<18 + 1234)
+	if err := upload(t, s, data).Commit(t.Context()); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+	size := int64(len(data))
+	for _, tc := range []struct {
+		name   string
+		offset int64
+		whence int
+		want   int64 // the offset reads start at
+	}{
+		{"from the start", 0, io.SeekStart, 0},
+		{"inside the first piece", 1, io.SeekStart, 1},
+		{"the last byte of a piece", 1<<18 - 1, io.SeekStart, 1<<18 - 1},
+		{"the first byte of a piece", 1 << 18, io.SeekStart, 1 << 18},
+		{"inside the last piece", 3<<18 + 17, io.SeekStart, 3<<18 + 17},
+		{"the last byte", -1, io.SeekEnd, size - 1},
+		{"the end", 0, io.SeekEnd, size},
+		{"past the end", size + 10, io.SeekStart, size + 10},
+	} {
+		t.Run("seek "+tc.name, func(t *testing.T) {
+			r, _, err := s.Content(t.Context(), sha256.Sum256(data))
+			if err != nil {
+				t.Fatalf("Content: %v", err)
+			}
+			defer r.Close()
+			if at, err := r.Seek(tc.offset, tc.whence); at != tc.want || err != nil {
+				t.Fatalf("Seek = %d, %v; want %d", at, err, tc.want)
+			}
+			got, err := io.ReadAll(r)
+			if err != nil || !bytes.Equal(got, data[min(tc.want, size):]) {
+				t.Fatalf("read %d bytes (%v) after the seek, want the last %d", len(got), err, size-min(tc.want, size))
+			}
+		})
+	}
+	t.Run("seek back after reading part", func(t *testing.T) {
+		r, _, err := s.Content(t.Context(), sha256.Sum256(data))
+		if err != nil {
+			t.Fatalf("Content: %v", err)
+		}
+		defer r.Close()
+		if _, err := io.ReadFull(r, make([]byte, 1<<18+5)); err != nil {
+			t.Fatal(err)
+		}
+		if at, err := r.Seek(-10, io.SeekCurrent); at != 1<<18-5 || err != nil {
+			t.Fatalf("Seek = %d, %v; want %d", at, err, 1<<18-5)
+		}
+		got := make([]byte, 20)
+		if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, data[1<<18-5:1<<18+15]) {
+			t.Fatalf("read %x (%v) after seeking back", got, err)
+		}
+		if _, err := r.Seek(-1, io.SeekStart); err == nil {
+			t.Fatal("a seek before the start succeeded")
+		}
+	})
 }
 
 func testContentLifecycle(t *testing.T, s runtime.Store) {
