@@ -27,6 +27,21 @@ type Path struct {
 	Segments []string
 }
 
+// HasDotSegment reports whether a slash path has a "." or ".." segment. No
+// name the venue gives (lattice path, reference, URL path) has one, and
+// each door or resolver that meets one refuses it rather than let it step
+// somewhere else.
+func HasDotSegment(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if dotSegment(seg) {
+			return true
+		}
+	}
+	return false
+}
+
+func dotSegment(seg string) bool { return seg == "." || seg == ".." }
+
 // ParsePath reads a lattice path such as "w/notes/today" or "/v/ops".
 // One leading slash is allowed; empty segments ("a//b", a trailing "/"),
 // "." and ".." segments, control characters and unknown namespaces are not.
@@ -43,7 +58,7 @@ func ParsePath(s string) (Path, error) {
 		switch {
 		case seg == "":
 			return Path{}, Errorf(EINVALID, "Lattice path %q has an empty segment: remove the doubled or trailing '/'", clip(s))
-		case seg == "." || seg == "..":
+		case dotSegment(seg):
 			return Path{}, Errorf(EINVALID, "Lattice path %q contains %q: paths are absolute and may not step up or sideways", clip(s), seg)
 		case !utf8.ValidString(seg) || strings.ContainsFunc(seg, unicode.IsControl):
 			return Path{}, Errorf(EINVALID, "Lattice path %q contains a control character or invalid UTF-8: remove it", clip(s))

@@ -186,3 +186,25 @@ func FuzzLatticePath(f *testing.F) {
 		}
 	})
 }
+
+func TestHasDotSegment(t *testing.T) {
+	for _, tc := range []struct {
+		name, path string
+		want       bool
+	}{
+		{"plain", "v/ops/core/read", false},
+		{"dots inside a name", "w/a.b/..c/c..", false},
+		{"a dot segment", "w/./a", true},
+		{"a dot-dot segment", "v/ops/../w", true},
+		{"leading", "../w", true},
+		{"trailing", "w/a/.", true},
+		{"alone", "..", true},
+		{"empty", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := venue.HasDotSegment(tc.path); got != tc.want {
+				t.Fatalf("HasDotSegment(%q) = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}

@@ -156,7 +156,7 @@ func (e *Engine) Operation(ctx context.Context, name string) (*venue.Operation, 
 	if err != nil {
 		return nil, err
 	}
-	if dotSegment(name) {
+	if venue.HasDotSegment(name) {
 		return nil, venue.Errorf(venue.EINVALID, "Operation name %s has a '.' or '..' segment: name the operation by its own path, such as v/ops/core/read", clipRef(name))
 	}
 	op, err := e.resolve(ctx, c, name)
@@ -164,16 +164,4 @@ func (e *Engine) Operation(ctx context.Context, name string) (*venue.Operation, 
 		return nil, venue.Errorf(venue.ENOTFOUND, "Operation not found: %s", clipRef(name))
 	}
 	return op, err
-}
-
-// dotSegment reports whether a slash path has a "." or ".." segment, which
-// no reference form takes: such a name is a malformed request, not an
-// unknown operation.
-func dotSegment(name string) bool {
-	for seg := range strings.SplitSeq(name, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
 }

@@ -80,7 +80,7 @@ func DIDWeb(baseURL string) (string, error) {
 	for i, seg := range escaped {
 		bad := strings.Contains(strings.ToUpper(seg), "%2F") || i > 0 && seg == ""
 		if i < len(decoded) {
-			bad = bad || decoded[i] == "." || decoded[i] == ".."
+			bad = bad || venue.HasDotSegment(decoded[i])
 		}
 		if bad {
 			return "", venue.Errorf(venue.EINVALID, "public base URL %q has a path segment %q: give the path as written, without empty, '.' or '..' segments or an escaped '/'", baseURL, seg)

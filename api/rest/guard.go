@@ -174,15 +174,7 @@ func repeatedParam(r *http.Request) string {
 }
 
 func unclean(p string) bool {
-	if strings.Contains(p, "//") {
-		return true
-	}
-	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
+	return strings.Contains(p, "//") || venue.HasDotSegment(p)
 }
 
 func clipPath(p string) string {
