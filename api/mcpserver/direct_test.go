@@ -179,12 +179,16 @@ func FuzzMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}`,
 		`{"jsonrpc":"2.0","id":3}`, `[1]`, `{"id":{}}`, `{"method":1,"params":[]}`, ``,
+		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"clientInfo":{"name":1}}}`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		msg := parseMessage(body)
 		misshapen(httptest.NewRecorder(), msg)
+		if w := httptest.NewRecorder(); badInitialize(w, msg) && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("badInitialize answered %q", w.Body)
+		}
 		if call, ok := parseToolCall(msg); ok {
 			if !json.Valid(call.id) || call.key == "" || call.name == "" {
 				t.Fatalf("tool call %+v from %q", call, body)

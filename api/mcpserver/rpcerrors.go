@@ -101,6 +101,60 @@ func (s *Server) reinitialized(w http.ResponseWriter, r *http.Request, msg map[s
 	return true
 }
 
+// badInitialize answers an initialize whose params the SDK would refuse
+// with error code 0, which JSON-RPC does not define, in a message naming
+// Go types, after opening a session nothing can use; or, params absent,
+// in words said twice. It reports whether it answered.
+func badInitialize(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
+	var method string
+	if msg == nil || !validID(msg["id"]) || json.Unmarshal(msg["method"], &method) != nil || method != "initialize" {
+		return false
+	}
+	problem := initializeProblem(msg["params"])
+	if problem == "" {
+		return false
+	}
+	writeRPC(w, http.StatusBadRequest, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: "+problem+
+		`; initialize takes {"protocolVersion": "<version>", "capabilities": {...}, "clientInfo": {"name": "...", "version": "..."}}`)
+	return true
+}
+
+// initializeProblem says what is wrong with initialize's params, or "".
+// A member may be left out (the SDK then negotiates or assumes) but not
+// be of another kind.
+func initializeProblem(raw json.RawMessage) string {
+	var params, client map[string]json.RawMessage
+	if kind(raw) != '{' || json.Unmarshal(raw, &params) != nil {
+		return "initialize needs params, an object"
+	}
+	for _, m := range []struct {
+		name string
+		kind byte
+		says string
+	}{{"protocolVersion", '"', "a string"}, {"capabilities", '{', "an object"}, {"clientInfo", '{', "an object"}} {
+		if k := kind(params[m.name]); k != 0 && k != m.kind {
+			return fmt.Sprintf("params.%s must be %s", m.name, m.says)
+		}
+	}
+	json.Unmarshal(params["clientInfo"], &client)
+	for _, name := range []string{"name", "version"} {
+		if k := kind(client[name]); k != 0 && k != '"' {
+			return fmt.Sprintf("params.clientInfo.%s must be a string", name)
+		}
+	}
+	return ""
+}
+
+// kind is the first byte of a JSON value: '{', '"', '[', a digit..., or 0
+// for a value that is absent or null.
+func kind(raw json.RawMessage) byte {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return 0
+	}
+	return raw[0]
+}
+
 // misshapen answers a message the SDK would take silently or answer in its
 // own words: an id that is neither a string nor an integer, a request
 // without a method (the SDK reads it as a response to nothing, 202), and

@@ -114,7 +114,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		msg := parseMessage(body)
-		if misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || s.reinitialized(w, r, msg) {
+		if misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || s.reinitialized(w, r, msg) || badInitialize(w, msg) {
 			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {

@@ -170,6 +170,19 @@ func TestMCP_BadInput(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"initialize with params null", `{"jsonrpc":"2.0","id":18,"method":"initialize","params":null}`, `{"error":{"code":-32602,"message":"Invalid params: initialize needs params, an object;`},
+		{"initialize without params", `{"jsonrpc":"2.0","id":19,"method":"initialize"}`, `"code":-32602,"message":"Invalid params: initialize needs params, an object;`},
+		{"initialize with a number for the version", `{"jsonrpc":"2.0","id":20,"method":"initialize","params":{"protocolVersion":5}}`, `"code":-32602,"message":"Invalid params: params.protocolVersion must be a string;`},
+		{"initialize with a clientInfo name that is no string", `{"jsonrpc":"2.0","id":21,"method":"initialize","params":{"clientInfo":{"name":[]}}}`, `params.clientInfo.name must be a string`},
+	} {
+		t.Run(tc.name+" opens no session", func(t *testing.T) {
+			r := mcpPost(t, c, "", tc.body)
+			if r.status != 400 || !strings.Contains(string(r.body), tc.want) || r.header.Get("Mcp-Session-Id") != "" {
+				t.Fatalf("got %d %v %s, want 400 without a session, containing %s", r.status, r.header, r.body, tc.want)
+			}
+		})
+	}
 	t.Run("refused bodies wrote nothing", func(t *testing.T) {
 		for _, path := range []string{"w/bad", "w/dup"} {
 			if r := c.do(t, "GET", "/api/v1/values/read?path="+path, nil); !strings.Contains(string(r.body), `"exists":false`) {
