@@ -180,6 +180,7 @@ func FuzzMessage(f *testing.F) {
 		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"a"}}`,
 		`{"jsonrpc":"2.0","id":3}`, `[1]`, `{"id":{}}`, `{"method":1,"params":[]}`, ``,
 		`{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"clientInfo":{"name":1}}}`,
+		`[{"jsonrpc":"2.0","id":5,"method":"initialize","params":{"capabilities":{"roots":5}}}]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -188,6 +189,9 @@ func FuzzMessage(f *testing.F) {
 		misshapen(httptest.NewRecorder(), msg)
 		if w := httptest.NewRecorder(); badInitialize(w, msg) && !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("badInitialize answered %q", w.Body)
+		}
+		if w := httptest.NewRecorder(); batchedInitialize(w, body) && !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("batchedInitialize answered %q", w.Body)
 		}
 		if call, ok := parseToolCall(msg); ok {
 			if !json.Valid(call.id) || call.key == "" || call.name == "" {

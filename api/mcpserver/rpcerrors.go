@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	segjson "github.com/segmentio/encoding/json"
 )
 
 // codeSessionNotFound is the JSON-RPC code the TypeScript SDK's servers
@@ -43,7 +46,7 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 	if msg != nil {
 		json.Unmarshal(msg["method"], &method)
 	}
-	code, message := int64(jsonrpc.CodeInvalidRequest), "Invalid request: "+text
+	code, message := int64(jsonrpc.CodeInvalidRequest), "Invalid request: "+trimPrefixFold(text, "invalid request: ")
 	switch {
 	case len(bytes.TrimSpace(body)) > 0 && !json.Valid(body):
 		code, message, id = jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", json.RawMessage("null")
@@ -90,7 +93,7 @@ func unclean(w http.ResponseWriter, body []byte) bool {
 // unknown session or another caller's is left to the SDK's 404 and the
 // door's 403. It reports whether it answered.
 func (s *Server) reinitialized(w http.ResponseWriter, r *http.Request, msg map[string]json.RawMessage) bool {
-	if msg == nil || string(msg["method"]) != `"initialize"` || !validID(msg["id"]) {
+	if msg == nil || methodOf(msg) != "initialize" || !validID(msg["id"]) {
 		return false
 	}
 	if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess == nil || !sess.ownedBy(r) {
@@ -106,8 +109,7 @@ func (s *Server) reinitialized(w http.ResponseWriter, r *http.Request, msg map[s
 // Go types, after opening a session nothing can use; or, params absent,
 // in words said twice. It reports whether it answered.
 func badInitialize(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
-	var method string
-	if msg == nil || !validID(msg["id"]) || json.Unmarshal(msg["method"], &method) != nil || method != "initialize" {
+	if msg == nil || !validID(msg["id"]) || methodOf(msg) != "initialize" {
 		return false
 	}
 	problem := initializeProblem(msg["params"])
@@ -115,44 +117,97 @@ func badInitialize(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 		return false
 	}
 	writeRPC(w, http.StatusBadRequest, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: "+problem+
-		`; initialize takes {"protocolVersion": "<version>", "capabilities": {...}, "clientInfo": {"name": "...", "version": "..."}}`)
+		`; initialize takes {"protocolVersion": "2025-06-18", "capabilities": {...}, "clientInfo": {"name": "...", "version": "..."}}`)
 	return true
 }
 
-// initializeProblem says what is wrong with initialize's params, or "".
-// A member may be left out (the SDK then negotiates or assumes) but not
-// be of another kind.
-func initializeProblem(raw json.RawMessage) string {
-	var params, client map[string]json.RawMessage
-	if kind(raw) != '{' || json.Unmarshal(raw, &params) != nil {
-		return "initialize needs params, an object"
-	}
-	for _, m := range []struct {
-		name string
-		kind byte
-		says string
-	}{{"protocolVersion", '"', "a string"}, {"capabilities", '{', "an object"}, {"clientInfo", '{', "an object"}} {
-		if k := kind(params[m.name]); k != 0 && k != m.kind {
-			return fmt.Sprintf("params.%s must be %s", m.name, m.says)
-		}
-	}
-	json.Unmarshal(params["clientInfo"], &client)
-	for _, name := range []string{"name", "version"} {
-		if k := kind(client[name]); k != 0 && k != '"' {
-			return fmt.Sprintf("params.clientInfo.%s must be a string", name)
-		}
-	}
-	return ""
+// initializeParams is what the SDK decodes initialize's params into (its
+// unexported initializeParamsV2, which reads capabilities.roots apart).
+type initializeParams struct {
+	mcp.InitializeParams
+	Capabilities *struct {
+		mcp.ClientCapabilities
+		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	} `json:"capabilities"`
 }
 
-// kind is the first byte of a JSON value: '{', '"', '[', a digit..., or 0
-// for a value that is absent or null.
-func kind(raw json.RawMessage) byte {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return 0
+// initializeProblem says what is wrong with initialize's params, or "".
+// It decodes them as the SDK does (segmentio's decoder, names matched in
+// their case), so that it refuses what the SDK would and nothing more, and
+// names the member by its JSON path.
+func initializeProblem(raw json.RawMessage) string {
+	if k := bytes.TrimSpace(raw); len(k) == 0 || k[0] != '{' {
+		return "initialize needs params, an object"
 	}
-	return raw[0]
+	dec := segjson.NewDecoder(bytes.NewReader(raw))
+	dec.DontMatchCaseInsensitiveStructFields()
+	var p initializeParams
+	err := dec.Decode(&p)
+	var typeErr *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &typeErr) && typeErr.Field != "":
+		return fmt.Sprintf("params.%s must be %s", typeErr.Field, jsonKind(typeErr.Type))
+	}
+	return "the params do not have the shape of initialize's"
+}
+
+// jsonKind names the JSON a Go type is decoded from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map, reflect.Pointer:
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "of another kind"
+}
+
+// batchedInitialize answers a JSON-RPC batch holding an initialize, which
+// MCP forbids (2025-03-26, the last version with batches): the checks
+// above read single messages, so in a batch the SDK would answer a bad one
+// with code 0 and a session nothing can use. It reports whether it
+// answered.
+func batchedInitialize(w http.ResponseWriter, body []byte) bool {
+	var batch []map[string]json.RawMessage
+	if trimmed := bytes.TrimSpace(body); len(trimmed) == 0 || trimmed[0] != '[' || json.Unmarshal(trimmed, &batch) != nil {
+		return false
+	}
+	for _, msg := range batch {
+		if methodOf(msg) == "initialize" {
+			writeRPC(w, http.StatusBadRequest, json.RawMessage("null"), jsonrpc.CodeInvalidRequest,
+				"Invalid request: initialize must be sent alone, not in a batch")
+			return true
+		}
+	}
+	return false
+}
+
+// trimPrefixFold is s without prefix in any letter case, which the SDK's
+// texts may start with where the door already says it.
+func trimPrefixFold(s, prefix string) string {
+	if len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix) {
+		return s[len(prefix):]
+	}
+	return s
+}
+
+// methodOf is a message's method, its escapes resolved as the SDK resolves
+// them; "" if it has none that is a string.
+func methodOf(msg map[string]json.RawMessage) string {
+	var method string
+	json.Unmarshal(msg["method"], &method)
+	return method
 }
 
 // misshapen answers a message the SDK would take silently or answer in its
@@ -237,7 +292,7 @@ func carriesProtocolVersion(params json.RawMessage) bool {
 // tool: " and nothing after it). It reports whether it answered. It runs
 // after the direct path, which takes only calls that name a tool.
 func unnamedTool(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
-	if msg == nil || string(msg["method"]) != `"tools/call"` || !validID(msg["id"]) || namesTool(msg["params"]) {
+	if msg == nil || methodOf(msg) != "tools/call" || !validID(msg["id"]) || namesTool(msg["params"]) {
 		return false
 	}
 	writeRPC(w, http.StatusOK, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs 'name', the tool's name as a non-empty string")

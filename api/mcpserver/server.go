@@ -110,11 +110,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.unreadable(w, err)
 			return
 		}
-		if unclean(w, body) {
+		if unclean(w, body) || batchedInitialize(w, body) {
 			return
 		}
 		msg := parseMessage(body)
-		if misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || s.reinitialized(w, r, msg) || badInitialize(w, msg) {
+		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || s.reinitialized(w, r, msg) {
 			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {

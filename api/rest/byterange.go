@@ -51,7 +51,7 @@ func oneRange(spec string, size int64) (byteRange, error) {
 	if first == "" {
 		n := atoi(last)
 		if n == 0 || size == 0 {
-			return byteRange{}, fmt.Errorf("Range bytes=-%s selects no byte: the content has %d bytes", clipPath(last), size)
+			return byteRange{}, fmt.Errorf("Range bytes=-%s selects no byte: the content has %d bytes; ask without Range for all of it", clipPath(last), size)
 		}
 		n = min(n, size)
 		return byteRange{start: size - n, length: n}, nil
@@ -61,6 +61,9 @@ func oneRange(spec string, size int64) (byteRange, error) {
 		if end = atoi(last); end < start {
 			return byteRange{}, fmt.Errorf("Range bytes=%s ends before it starts", clipPath(spec))
 		}
+	}
+	if size == 0 {
+		return byteRange{}, fmt.Errorf("Range bytes=%s asks for part of empty content: ask without Range", clipPath(spec))
 	}
 	if start >= size {
 		return byteRange{}, fmt.Errorf("Range bytes=%s starts past the end: the content has %d bytes (the last is byte %d)", clipPath(spec), size, size-1)

@@ -26,7 +26,10 @@ func (s *Server) registerContent() {
 		Description: assetRefDoc}}
 	binary := &huma.Schema{Type: "string", Format: "binary"}
 	str := &huma.Schema{Type: "string"}
-	contentHeaders := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}}
+	whole := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}}
+	part := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}}
+	unsatisfiable := errorResponse(s.api, "A malformed byte range, or one that starts past the end (Content-Range: bytes */<size> gives the size)")
+	unsatisfiable.Headers = map[string]*huma.Param{"Content-Range": {Schema: str}}
 	s.api.OpenAPI().AddOperation(&huma.Operation{
 		OperationID: "get-asset-content", Method: http.MethodGet, Path: "/api/v1/assets/{id}/content",
 		Summary: "Download an asset's content", Tags: []string{"Assets"},
@@ -40,13 +43,13 @@ func (s *Server) registerContent() {
 			&huma.Param{Name: "If-Range", In: "header", Schema: str, Description: "The ETag the caller's earlier part came from: Range is honoured only if it is still current"},
 			&huma.Param{Name: "If-None-Match", In: "header", Schema: str, Description: "ETags the caller holds (or *): when one matches, the answer is 304 with no body"}),
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The content", Headers: contentHeaders, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
-			"206": {Description: "The byte range asked for; Content-Range says where it lies", Headers: contentHeaders, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
-			"304": notModified(),
+			"200": {Description: "The content", Headers: whole, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"206": {Description: "The byte range asked for; Content-Range says where it lies", Headers: part, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
+			"304": notModified("Accept-Ranges"),
 			"400": errorResponse(s.api, "A malformed asset reference or path, or an inline value that is not a boolean"),
 			"403": errorResponse(s.api, "A path the caller may not read (another's namespace without a grant)"),
 			"404": errorResponse(s.api, "No such asset, or it has no content"),
-			"416": errorResponse(s.api, "A malformed byte range, or one that starts past the end (Content-Range: bytes */<size> gives the size)"),
+			"416": unsatisfiable,
 		},
 	})
 	s.api.OpenAPI().AddOperation(&huma.Operation{

@@ -160,6 +160,8 @@ func TestMCP_BadInput(t *testing.T) {
 		{"id given twice", `{"jsonrpc":"2.0","id":14,"id":15,"method":"ping"}`, `the member \"id\" is given more than once`},
 		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"error":{"code":-32600,"message":"Invalid request: 'id' must be a string or an integer"},"id":null`},
 		{"initialize on a live session", `{"jsonrpc":"2.0","id":16,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, `{"error":{"code":-32600,"message":"Invalid request: this session is already initialized`},
+		{"initialize spelled with an escape on a live session", `{"jsonrpc":"2.0","id":26,"method":"\u0069nitialize","params":{}}`, `{"error":{"code":-32600,"message":"Invalid request: this session is already initialized`},
+		{"tools/call spelled with an escape and no name", `{"jsonrpc":"2.0","id":27,"method":"tools\/call","params":{}}`, `tools/call needs 'name'`},
 		{"the session still works", `{"jsonrpc":"2.0","id":17,"method":"ping"}`, `"id":17,"result":{}`},
 		{"id past 64 bits", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, `'id' must be a string or an integer`},
 	} {
@@ -174,6 +176,10 @@ func TestMCP_BadInput(t *testing.T) {
 		{"initialize with params null", `{"jsonrpc":"2.0","id":18,"method":"initialize","params":null}`, `{"error":{"code":-32602,"message":"Invalid params: initialize needs params, an object;`},
 		{"initialize without params", `{"jsonrpc":"2.0","id":19,"method":"initialize"}`, `"code":-32602,"message":"Invalid params: initialize needs params, an object;`},
 		{"initialize with a number for the version", `{"jsonrpc":"2.0","id":20,"method":"initialize","params":{"protocolVersion":5}}`, `"code":-32602,"message":"Invalid params: params.protocolVersion must be a string;`},
+		{"initialize with params an array", `{"jsonrpc":"2.0","id":22,"method":"initialize","params":[]}`, `"code":-32602,"message":"Invalid params: initialize needs params, an object;`},
+		{"initialize with a capability of the wrong kind", `{"jsonrpc":"2.0","id":23,"method":"initialize","params":{"capabilities":{"roots":{"listChanged":"yes"}}}}`, `params.capabilities.roots.listChanged must be true or false`},
+		{"initialize with an icon of the wrong kind", `{"jsonrpc":"2.0","id":24,"method":"initialize","params":{"clientInfo":{"name":"c","icons":[{"src":5}]}}}`, `params.clientInfo.icons.0.src must be a string`},
+		{"initialize in a batch", `[{"jsonrpc":"2.0","id":25,"method":"initialize","params":{"clientInfo":5}}]`, `"code":-32600,"message":"Invalid request: initialize must be sent alone, not in a batch"`},
 		{"initialize with a clientInfo name that is no string", `{"jsonrpc":"2.0","id":21,"method":"initialize","params":{"clientInfo":{"name":[]}}}`, `params.clientInfo.name must be a string`},
 	} {
 		t.Run(tc.name+" opens no session", func(t *testing.T) {
