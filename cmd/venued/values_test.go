@@ -153,7 +153,7 @@ func TestREST_ValuesCount(t *testing.T) {
 func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 	t.Parallel() // long, and free of timing: it runs beside the other parallel tests
 
-	jobCount := regexp.MustCompile(`\d+ keys`) // the count in a preview of j
+	jobCount := regexp.MustCompile(`\d+ keys, \d+ bytes`) // the counts in a preview of j
 	doc := `{"name": "Ada Lovelace", "tags": ["x", "y", "z", "w", "v", "u", "t"], "bio": "` + strings.Repeat("Lorem ipsum ", 30) +
 		`", "address": {"street": "1 Main St", "city": "London"}, "n": 42, "ok": true, "x": null, "a,b": "comma"}`
 	forEachStore(t, func(t *testing.T, c *client, m *Main) {
@@ -213,8 +213,8 @@ func TestREST_ValuesInspectAgreesWithCoreInspect(t *testing.T) {
 				got, _ := out["result"].(string)
 				if tc.paths[0] == "j" {
 					// The operation's own job may be among the caller's
-					// jobs it counts, once its record is stored.
-					got, rest.Result = jobCount.ReplaceAllString(got, "N keys"), jobCount.ReplaceAllString(rest.Result, "N keys")
+					// jobs it counts and sizes, once its record is stored.
+					got, rest.Result = jobCount.ReplaceAllString(got, "N keys, B bytes"), jobCount.ReplaceAllString(rest.Result, "N keys, B bytes")
 				}
 				if job.Status != "COMPLETE" || got != rest.Result {
 					t.Fatalf("core:inspect %s %v\nvalues/inspect %q", job.Status, job.Output, rest.Result)
