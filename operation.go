@@ -15,6 +15,7 @@ type Operation struct {
 	Name         string          // display name "adapter:op", e.g. "core:read"
 	Title        string          // the metadata's "name", e.g. "Read Lattice Data"
 	Description  string          // prose for people and language models
+	Keywords     []string        // words a search for the operation may use
 	Adapter      string          // the family that runs it, e.g. "core" or "wasm"
 	Input        json.RawMessage // JSON Schema of the input
 	Output       json.RawMessage // JSON Schema of the output
@@ -44,8 +45,9 @@ func (o *Operation) SubOp() string {
 
 // opMeta is the part of asset metadata that makes it an operation.
 type opMeta struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
+	Name        string   `json:"name"`
+	Description string   `json:"description"`
+	Keywords    []string `json:"keywords"`
 	Operation   *struct {
 		Adapter      string          `json:"adapter"`
 		Input        json.RawMessage `json:"input"`
@@ -79,7 +81,7 @@ func ParseOperation(path string, meta []byte) (*Operation, error) {
 	}
 	family, _, _ := strings.Cut(m.Operation.Adapter, ":")
 	return &Operation{
-		Path: path, Name: m.Operation.Adapter, Title: m.Name, Description: m.Description,
+		Path: path, Name: m.Operation.Adapter, Title: m.Name, Description: m.Description, Keywords: m.Keywords,
 		Adapter: family, Input: m.Operation.Input, Output: m.Operation.Output,
 		SecretFields: m.Operation.SecretFields, ToolName: m.Operation.ToolName,
 		Asset: id, Meta: meta,

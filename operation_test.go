@@ -19,6 +19,7 @@ func TestParseOperation(t *testing.T) {
 		{"full catalog entry", "v/ops/core/read", `{
   "name": "Read Lattice Data",
   "description": "Reads a value at a lattice path.",
+  "keywords": ["lattice", "read"],
   "operation": {
     "adapter": "core:read",
     "input": {"type":"object","properties":{"path":{"type":"string"}}},
@@ -27,7 +28,7 @@ func TestParseOperation(t *testing.T) {
     "toolName": "lattice_read"
   }
 }`, venue.Operation{Path: "v/ops/core/read", Name: "core:read", Title: "Read Lattice Data",
-			Description: "Reads a value at a lattice path.", Adapter: "core",
+			Description: "Reads a value at a lattice path.", Keywords: []string{"lattice", "read"}, Adapter: "core",
 			Input:        json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`),
 			Output:       json.RawMessage(`{"type":"object"}`),
 			SecretFields: []string{"apiKey", "token"}, ToolName: "lattice_read"}},
@@ -37,7 +38,7 @@ func TestParseOperation(t *testing.T) {
 			venue.Operation{Path: "v/ops/grid/job-result", Name: "grid:job-result", Title: "Job result", Adapter: "grid"}},
 		{"adapter split at the first colon", "v/ops/mcp/x", `{"operation":{"adapter":"mcp:server:tool"}}`,
 			venue.Operation{Path: "v/ops/mcp/x", Name: "mcp:server:tool", Adapter: "mcp"}},
-		{"unknown fields are kept in Meta only", "a/" + hex64, `{"operation":{"adapter":"http:get","extra":1},"keywords":["x"]}`,
+		{"unknown fields are kept in Meta only", "a/" + hex64, `{"operation":{"adapter":"http:get","extra":1},"creator":"x"}`,
 			venue.Operation{Path: "a/" + hex64, Name: "http:get", Adapter: "http"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,6 +94,7 @@ func TestParseOperation_Rejects(t *testing.T) {
 		{"empty adapter", `{"operation":{"adapter":""}}`, "Metadata must contain operation.adapter field"},
 		{"operation is a string", `{"operation":"core:read"}`, "Operation metadata at w/x has the wrong type at operation: expected an object"},
 		{"adapter is a number", `{"operation":{"adapter":7}}`, "Operation metadata at w/x has the wrong type at operation.adapter: expected a string"},
+		{"keywords a string", `{"keywords":"a, b","operation":{"adapter":"wasm"}}`, "Operation metadata at w/x has the wrong type at keywords: expected an array"},
 		{"array", `[{"operation":{"adapter":"core:read"}}]`, "is not a JSON object"},
 		{"invalid JSON", `{"operation":`, "is not a JSON object"},
 		{"empty", ``, "is not a JSON object"},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	venue "github.com/gridvenue/venue"
@@ -54,12 +55,23 @@ func (e *Engine) resolveRef(ctx context.Context, c venue.Caller, r venue.OpRef, 
 	return nil, venue.UnresolvableOp(r.Raw)
 }
 
+// follow resolves target, which the reference raw (a pin or a registered
+// name) holds. When target names no operation the error names raw, the
+// reference the caller gave, with target and its own reason after it: the
+// caller never wrote target and would not find it.
 func (e *Engine) follow(ctx context.Context, c venue.Caller, raw, target string) (*venue.Operation, error) {
 	t, err := venue.ParseOpRef(target)
-	if err != nil {
-		return nil, venue.UnresolvableOp(raw)
+	if err == nil {
+		var op *venue.Operation
+		if op, err = e.resolveRef(ctx, c, t, false); err == nil {
+			return op, nil
+		}
 	}
-	return e.resolveRef(ctx, c, t, false)
+	inner, msg := venue.UnresolvableOp(target).Message, venue.ErrorMessage(err)
+	if !strings.HasPrefix(msg, inner) {
+		return nil, err // found, but not an operation, or the store failed: its own message says so
+	}
+	return nil, venue.UnresolvableOpBecause(raw, "it holds the reference "+clipRef(target)+", which resolves to no operation"+msg[len(inner):])
 }
 
 // pathOp resolves v/ paths in the catalog and o/ or w/ paths in the caller's

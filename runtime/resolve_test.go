@@ -55,9 +55,15 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 	pin(t, h, "o/loop-a", `"o/loop-b"`)
 	pin(t, h, "o/loop-b", `"o/loop-a"`)
 	pin(t, h, "o/to-pin", `"o/loop-a"`)
+	pin(t, h, "o/to-nothing", `"v/ops/core/nope"`)
+	pin(t, h, "o/to-junk", `"core:read"`)
 	for _, tc := range []struct{ name, ref, want string }{
-		{"pins in a loop", "o/loop-a", "Cannot resolve operation: o/loop-b (it holds the reference o/loop-a, and a pin's reference is followed once: pin an operation"},
-		{"a pin of a pin", "o/to-pin", "Cannot resolve operation: o/loop-a (it holds the reference o/loop-b, and a pin's reference is followed once"},
+		{"pins in a loop", "o/loop-a", "Cannot resolve operation: o/loop-a (it holds the reference o/loop-b, which resolves to no operation " +
+			"(it holds the reference o/loop-a, and a pin's reference is followed once: pin an operation"},
+		{"a pin of a pin", "o/to-pin", "Cannot resolve operation: o/to-pin (it holds the reference o/loop-a, which resolves to no operation " +
+			"(it holds the reference o/loop-b, and a pin's reference is followed once"},
+		{"a pin of a missing operation", "o/to-nothing", "Cannot resolve operation: o/to-nothing (it holds the reference v/ops/core/nope, which resolves to no operation)"},
+		{"a pin of no reference", "o/to-junk", "Cannot resolve operation: o/to-junk (it holds the reference core:read, which resolves to no operation"},
 		{"another venue's asset DID", "did:web:elsewhere.example:a:" + plain.Hex(), "Cannot resolve operation"},
 		{"display form", "core:read", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},
 		{"unknown catalog path", "v/ops/core/nope", "Cannot resolve operation: v/ops/core/nope"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -298,6 +299,30 @@ func unnamedTool(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	writeRPC(w, http.StatusOK, msg["id"], jsonrpc.CodeInvalidParams, "Invalid params: tools/call needs 'name', the tool's name as a non-empty string")
 	return true
 }
+
+// badLogLevel answers a logging/setLevel request whose level is not one
+// of the eight of RFC 5424 that MCP names, with the -32602 the MCP spec
+// asks for; the SDK would keep any string and answer {}, and the client
+// would believe a level set that no log message knows. It reports whether
+// it answered.
+func badLogLevel(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
+	if msg == nil || methodOf(msg) != "logging/setLevel" || !validID(msg["id"]) {
+		return false
+	}
+	var p struct {
+		Level json.RawMessage `json:"level"`
+	}
+	var level string
+	if json.Unmarshal(msg["params"], &p) == nil && json.Unmarshal(p.Level, &level) == nil && slices.Contains(logLevels, level) {
+		return false
+	}
+	writeRPC(w, http.StatusOK, msg["id"], jsonrpc.CodeInvalidParams,
+		"Invalid params: logging/setLevel needs 'level', one of "+strings.Join(logLevels, ", "))
+	return true
+}
+
+// logLevels are the levels of logging/setLevel, least severe first.
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // namesTool reports whether tools/call params hold a non-empty string name.
 func namesTool(params json.RawMessage) bool {

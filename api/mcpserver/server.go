@@ -114,7 +114,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		msg := parseMessage(body)
-		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || s.reinitialized(w, r, msg) {
+		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || badLogLevel(w, msg) || s.reinitialized(w, r, msg) {
 			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {

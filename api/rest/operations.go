@@ -18,6 +18,7 @@ type OperationEntry struct {
 	Path        string          `json:"path" doc:"Catalog path, the reference to invoke" example:"v/ops/secret/set"`
 	Title       string          `json:"title,omitempty" doc:"A human title" example:"Store Secret"`
 	Description string          `json:"description" doc:"What the operation does"`
+	Keywords    []string        `json:"keywords,omitempty" doc:"Words a search for the operation may use" example:"[\"secret\",\"credential\"]"`
 	Adapter     string          `json:"adapter" doc:"The adapter family that runs it" example:"secret"`
 	Asset       string          `json:"asset" doc:"Id of the operation's metadata as an asset"`
 	Input       json.RawMessage `json:"input" doc:"JSON Schema of the input"`
@@ -100,5 +101,5 @@ func entryOf(op *venue.Operation) OperationEntry {
 		input = json.RawMessage(`{}`)
 	}
 	return OperationEntry{Name: op.Name, Path: op.Path, Title: op.Title, Description: strings.TrimSpace(op.Description),
-		Adapter: op.Adapter, Asset: op.Asset.String(), Input: input, Output: op.Output}
+		Keywords: op.Keywords, Adapter: op.Adapter, Asset: op.Asset.String(), Input: input, Output: op.Output}
 }

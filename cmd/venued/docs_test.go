@@ -17,6 +17,7 @@ func TestREST_Operations(t *testing.T) {
 	c := newClient(m)
 	var ops []struct {
 		Name, Path, Description, Adapter, Asset string
+		Keywords                                []string
 		Input                                   map[string]any
 	}
 	c.do(t, "GET", "/api/v1/operations", nil).json(t, &ops)
@@ -24,7 +25,7 @@ func TestREST_Operations(t *testing.T) {
 		t.Fatal("empty catalog")
 	}
 	for _, op := range ops {
-		if !strings.Contains(op.Name, ":") || !strings.HasPrefix(op.Path, "v/ops/"+op.Adapter+"/") || op.Description == "" || op.Input == nil || len(op.Asset) != 66 {
+		if !strings.Contains(op.Name, ":") || !strings.HasPrefix(op.Path, "v/ops/"+op.Adapter+"/") || op.Description == "" || len(op.Keywords) == 0 || op.Input == nil || len(op.Asset) != 66 {
 			t.Fatalf("entry %+v lacks a spec field", op)
 		}
 	}

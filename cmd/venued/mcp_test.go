@@ -162,6 +162,9 @@ func TestMCP_BadInput(t *testing.T) {
 		{"initialize on a live session", `{"jsonrpc":"2.0","id":16,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, `{"error":{"code":-32600,"message":"Invalid request: this session is already initialized`},
 		{"initialize spelled with an escape on a live session", `{"jsonrpc":"2.0","id":26,"method":"\u0069nitialize","params":{}}`, `{"error":{"code":-32600,"message":"Invalid request: this session is already initialized`},
 		{"tools/call spelled with an escape and no name", `{"jsonrpc":"2.0","id":27,"method":"tools\/call","params":{}}`, `tools/call needs 'name'`},
+		{"an unknown log level", `{"jsonrpc":"2.0","id":28,"method":"logging/setLevel","params":{"level":"verbose"}}`, `{"error":{"code":-32602,"message":"Invalid params: logging/setLevel needs 'level', one of debug, info, notice, warning, error, critical, alert, emergency"},"id":28`},
+		{"no log level", `{"jsonrpc":"2.0","id":29,"method":"logging/setLevel","params":{}}`, `"code":-32602,"message":"Invalid params: logging/setLevel needs 'level'`},
+		{"a log level", `{"jsonrpc":"2.0","id":30,"method":"logging/setLevel","params":{"level":"warning"}}`, `"id":30,"result":{}`},
 		{"the session still works", `{"jsonrpc":"2.0","id":17,"method":"ping"}`, `"id":17,"result":{}`},
 		{"id past 64 bits", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, `'id' must be a string or an integer`},
 	} {
