@@ -67,7 +67,7 @@ func (s *Server) serveLLMs(w http.ResponseWriter, r *http.Request) {
 		"`POST /api/v1/run` with the same body answers with the bare output. Errors are `{\"error\": \"...\"}`.\n\n")
 	b.WriteString("## Operations\n\n")
 	for _, op := range s.e.Operations() {
-		fmt.Fprintf(&b, "- [%s](%s/api/v1/operations/%s): %s%s\n", op.Name, id.BaseURL, op.Path, oneLine(op.Description), inputSummary(op.Input))
+		fmt.Fprintf(&b, "- [%s](%s/api/v1/operations/%s): %s%s%s\n", op.Name, id.BaseURL, op.Path, oneLine(op.Description), inputSummary(op.Input), keywordSummary(op.Keywords))
 	}
 	b.WriteString("\n## Docs\n\n")
 	fmt.Fprintf(&b, "- [OpenAPI 3.0](%s/openapi): every REST endpoint\n- [Swagger UI](%s/swagger)\n- [ReDoc](%s/redoc)\n- [Catalog](%s/api/v1/operations): operations with input and output JSON Schemas\n", id.BaseURL, id.BaseURL, id.BaseURL, id.BaseURL)
@@ -76,6 +76,15 @@ func (s *Server) serveLLMs(w http.ResponseWriter, r *http.Request) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// keywordSummary lists an operation's keywords, which a reader searching
+// the file for a word may find it by.
+func keywordSummary(kw []string) string {
+	if len(kw) == 0 {
+		return ""
+	}
+	return " Keywords: " + oneLine(strings.Join(kw, ", ")) + "."
+}
 
 // inputSummary lists an input schema's fields, required ones marked.
 func inputSummary(schema json.RawMessage) string {

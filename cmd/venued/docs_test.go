@@ -67,7 +67,7 @@ func TestREST_DocsAndDiscovery(t *testing.T) {
 	t.Run("llms.txt lists the live catalog", func(t *testing.T) {
 		r := c.do(t, "GET", "/llms.txt", nil)
 		s := string(r.body)
-		if r.status != 200 || !strings.HasPrefix(s, "# Venue") || !strings.Contains(s, "secret:set") || strings.Contains(s, "v/test/ops") {
+		if r.status != 200 || !strings.HasPrefix(s, "# Venue") || !strings.Contains(s, "secret:set") || !strings.Contains(s, "Keywords: lattice, read, get, load.") || strings.Contains(s, "v/test/ops") {
 			t.Fatalf("%d %s", r.status, s)
 		}
 	})
