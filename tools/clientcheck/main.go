@@ -165,17 +165,30 @@ func (r *run) assets() {
 	r.check("PUT /assets/{id}/content with the wrong hash is 400", err, wrong != nil && wrong.JSON400 != nil, wrong)
 	put, err := r.c.PutAssetContentWithBodyWithResponse(r.ctx, id, "text/plain", bytes.NewReader(content))
 	r.check("PUT /assets/{id}/content", err, put != nil && put.JSON200 != nil && strings.HasSuffix(*put.JSON200, hex.EncodeToString(sum[:])), put)
-	meta, err := r.c.GetAssetWithResponse(r.ctx, id)
-	r.check("GET /assets/{id}", err, meta != nil && meta.JSON200 != nil, meta)
+	meta, err := r.c.GetAssetWithResponse(r.ctx, id, nil)
+	r.check("GET /assets/{id}", err, meta != nil && meta.JSON200 != nil && meta.HTTPResponse.Header.Get("ETag") != "", meta)
+	if meta != nil && meta.HTTPResponse != nil {
+		tag := meta.HTTPResponse.Header.Get("ETag")
+		same, err := r.c.GetAssetWithResponse(r.ctx, id, &vc.GetAssetParams{IfNoneMatch: &tag})
+		r.check("GET /assets/{id} with If-None-Match is 304", err, same != nil && same.StatusCode() == 304 && len(same.Body) == 0, same)
+	}
 	got, err := r.c.GetAssetContentWithResponse(r.ctx, id, nil)
 	r.check("GET /assets/{id}/content", err, got != nil && got.StatusCode() == 200 && bytes.Equal(got.Body, content) &&
-		strings.HasPrefix(got.HTTPResponse.Header.Get("Content-Type"), ct), got)
+		strings.HasPrefix(got.HTTPResponse.Header.Get("Content-Type"), ct) &&
+		got.HTTPResponse.Header.Get("ETag") == `"0x`+hex.EncodeToString(sum[:])+`"`, got)
+	part := "bytes=2-5"
+	ranged, err := r.c.GetAssetContentWithResponse(r.ctx, id, &vc.GetAssetContentParams{Range: &part})
+	r.check("GET /assets/{id}/content with Range is 206", err, ranged != nil && ranged.StatusCode() == 206 &&
+		bytes.Equal(ranged.Body, content[2:6]) && ranged.HTTPResponse.Header.Get("Content-Range") == fmt.Sprintf("bytes 2-5/%d", len(content)), ranged)
+	past := fmt.Sprintf("bytes=%d-", len(content))
+	unsatisfiable, err := r.c.GetAssetContentWithResponse(r.ctx, id, &vc.GetAssetContentParams{Range: &past})
+	r.check("GET /assets/{id}/content past the end is 416", err, unsatisfiable != nil && unsatisfiable.JSON416 != nil, unsatisfiable)
 	list, err := r.c.ListAssetsWithResponse(r.ctx, nil)
 	r.check("GET /assets", err, list != nil && list.JSON200 != nil && list.JSON200.Items != nil && slices.Contains(*list.JSON200.Items, id), list)
 	big := int64(1001)
 	tooMany, err := r.c.ListAssetsWithResponse(r.ctx, &vc.ListAssetsParams{Limit: &big})
 	r.check("GET /assets?limit=1001 is 400", err, tooMany != nil && tooMany.StatusCode() == 400, tooMany)
-	unknown, err := r.c.GetAssetWithResponse(r.ctx, "0x"+strings.Repeat("0", 64))
+	unknown, err := r.c.GetAssetWithResponse(r.ctx, "0x"+strings.Repeat("0", 64), nil)
 	r.check("GET /assets/{id} unknown is 404", err, unknown != nil && unknown.JSON404 != nil, unknown)
 }
 
