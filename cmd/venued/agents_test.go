@@ -239,7 +239,9 @@ func TestAgents_BadInput(t *testing.T) {
 		{"unknown agent", "v/ops/agent/request", `{"agentId": "ghost", "input": {"q": 1}}`, "Agent not found or terminated: ghost"},
 		{"bad agent id", "v/ops/agent/create", `{"agentId": "../x"}`, "agentId \"../x\" is not valid"},
 		{"unknown session on chat", "v/ops/agent/chat", `{"agentId": "a1", "sessionId": "abcdef0123456789", "message": "hi"}`, "Unknown sessionId abcdef0123456789"},
-		{"bad session id", "v/ops/agent/chat", `{"agentId": "a1", "sessionId": "zz", "message": "hi"}`, "is not a hex session id"},
+		{"bad session id", "v/ops/agent/chat", `{"agentId": "a1", "sessionId": "zz", "message": "hi"}`, "is not a session id (8 to 64 hex digits"},
+		{"a session id too short", "v/ops/agent/request", `{"agentId": "a1", "sessionId": "abcdef", "input": {"q": 1}}`, "sessionId \"abcdef\" is not a session id (8 to 64 hex digits"},
+		{"a bad session id to trigger", "v/ops/agent/trigger", `{"agentId": "a1", "sessionId": "xyz"}`, "sessionId \"xyz\" is not a session id"},
 		{"complete-task outside a run", "v/ops/agent/complete-task", `{"result": 1}`, "agent:completeTask requires task scope"},
 		{"fail-task outside a run", "v/ops/agent/fail-task", `{"error": "x"}`, "agent:failTask requires task scope"},
 		{"bad task id", "v/ops/agent/cancel-task", `{"agentId": "a1", "taskId": "nope"}`, "Invalid taskId format: nope"},
@@ -247,6 +249,10 @@ func TestAgents_BadInput(t *testing.T) {
 		{"unknown template", "v/ops/agent/create", `{"agentId": "a2", "config": "template:nope"}`, "Could not resolve config reference: template:nope"},
 		{"unresolvable config", "v/ops/agent/create", `{"agentId": "a2", "config": "w/nothing/here"}`, "Could not resolve config reference: w/nothing/here"},
 		{"bad wait", "v/ops/agent/trigger", `{"agentId": "a1", "wait": "soon"}`, "input.wait"},
+		{"an operation that is no reference", "v/ops/agent/create", `{"agentId": "a3", "config": {"operation": 123}}`, "config.operation must be the transition's operation reference, a string"},
+		{"an update to an operation that is no reference", "v/ops/agent/update", `{"agentId": "a1", "config": {"operation": ["x"]}}`, "config.operation must be"},
+		{"from-skills with an operation that is no reference", "v/ops/agent/from-skills", `{"agentId": "a4", "config": {"operation": 5}, "skills": [{"text": "---\nname: s\ndescription: d\n---\nbody"}]}`, "config.operation must be"},
+		{"from-skills with an operation of the wrong type", "v/ops/agent/from-skills", `{"agentId": "a4", "operation": {}, "skills": [{"text": "---\nname: s\ndescription: d\n---\nbody"}]}`, "input.operation: got object, want string"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { c.refused(t, tc.op, tc.input, tc.want) })
 	}
@@ -297,6 +303,83 @@ func TestAgents_RunInFlight(t *testing.T) {
 	if c.status(t, "slow") != "SLEEPING" {
 		t.Fatal("the agent did not go back to sleep")
 	}
+}
+
+// TestAgents_SuspendedMidRun: an agent suspended while its cycle runs and
+// resumed before the cycle ends is RUNNING, not SLEEPING beside its run;
+// until the run ends a state update or an overwrite, which the run's commit
+// would undo, is refused, while a config update is kept.
+func TestAgents_SuspendedMidRun(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	c.out(t, "v/ops/agent/create", `{"agentId": "mid", "config": `+scripted+`, "state": {"orig": 1}}`)
+	task := c.out(t, "v/ops/agent/request", `{"agentId": "mid", "input": {"delay": 1500}, "timeout": 0}`)["id"].(string)
+	eventually(t, "the agent is RUNNING", func() bool { return c.status(t, "mid") == "RUNNING" })
+	c.refused(t, "v/ops/agent/update", `{"agentId": "mid", "state": {"upd": 1}}`, "Cannot update agent mid: currently RUNNING")
+	c.out(t, "v/ops/agent/update", `{"agentId": "mid", "config": {"model": "m2"}}`)
+	if out := c.out(t, "v/ops/agent/suspend", `{"agentId": "mid"}`); out["status"] != "SUSPENDED" {
+		t.Fatalf("suspend: %v", out)
+	}
+	unfinished := "Cannot update agent mid: SUSPENDED, but the transition it was running has not finished"
+	c.refused(t, "v/ops/agent/update", `{"agentId": "mid", "state": {"upd": 2}}`, unfinished)
+	c.refused(t, "v/ops/agent/create", `{"agentId": "mid", "config": {"model": "x"}, "overwrite": true}`, unfinished)
+	if out := c.out(t, "v/ops/agent/resume", `{"agentId": "mid"}`); out["status"] != "RUNNING" {
+		t.Fatalf("resume during the cycle: %v, want RUNNING", out)
+	}
+	c.refused(t, "v/ops/agent/create", `{"agentId": "mid", "config": {"model": "x"}, "overwrite": true}`, "currently RUNNING")
+	if out := c.out(t, "v/ops/grid/job-result", `{"id": "`+task+`", "timeout": 10000}`); out["run"] != 1.0 {
+		t.Fatalf("the task: %v", out)
+	}
+	eventually(t, "the agent sleeps", func() bool { return c.status(t, "mid") == "SLEEPING" })
+	if st := string(c.read(t, "g/mid/state")); !jsonSame(json.RawMessage(st), json.RawMessage(`{"orig": 1, "runs": 1}`)) {
+		t.Fatalf("state %s, want the run's", st)
+	}
+	if model := string(c.read(t, "g/mid/config/model")); model != `"m2"` {
+		t.Fatalf("the config update made during the run was lost: model %s", model)
+	}
+
+	t.Run("a cycle that ends while suspended", func(t *testing.T) {
+		task := c.out(t, "v/ops/agent/request", `{"agentId": "mid", "input": {"delay": 300}, "timeout": 0}`)["id"].(string)
+		eventually(t, "the agent is RUNNING", func() bool { return c.status(t, "mid") == "RUNNING" })
+		c.out(t, "v/ops/agent/suspend", `{"agentId": "mid"}`)
+		c.out(t, "v/ops/grid/job-result", `{"id": "`+task+`", "timeout": 10000}`)
+		eventually(t, "the run's lease is ended", func() bool {
+			return c.run(t, "v/ops/agent/update", `{"agentId": "mid", "state": {"upd": 3}}`).status < 400
+		})
+		if st := string(c.read(t, "g/mid/state")); st != `{"upd":3}` {
+			t.Fatalf("state %s", st)
+		}
+		if out := c.out(t, "v/ops/agent/resume", `{"agentId": "mid"}`); out["status"] != "SLEEPING" {
+			t.Fatalf("resume after the cycle: %v", out)
+		}
+		if c.status(t, "mid") != "SLEEPING" {
+			t.Fatal("not SLEEPING")
+		}
+	})
+}
+
+// TestAgents_ForkKeepsTheTransition: a fork's config is laid over the
+// source's as given, so a fork that names no operation keeps the source's
+// transition rather than getting the default LLM one (which would call a
+// provider with the owner's key).
+func TestAgents_ForkKeepsTheTransition(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	c.out(t, "v/ops/agent/create", `{"agentId": "src", "config": `+scripted+`}`)
+	for _, cfg := range []string{`{}`, `{"model": "m9"}`, `{"operation": null}`} {
+		c.out(t, "v/ops/agent/fork", `{"sourceId": "src", "agentId": "f", "overwrite": true, "config": `+cfg+`}`)
+		op := string(c.read(t, "g/f/config/operation"))
+		if cfg == `{"operation": null}` {
+			if op != `"v/ops/llmagent/chat"` {
+				t.Fatalf("config %s: operation %s, want the default", cfg, op)
+			}
+			continue
+		}
+		if op != `"v/ops/transition/scripted"` {
+			t.Fatalf("config %s: operation %s, want the source's", cfg, op)
+		}
+	}
+	c.refused(t, "v/ops/agent/fork", `{"sourceId": "src", "agentId": "g", "config": {"operation": 7}}`, "config.operation must be the transition's operation reference")
 }
 
 // TestAgents_SurviveRestart: an agent's config, sessions, pending messages,

@@ -53,16 +53,26 @@ func template(name string) (json.RawMessage, bool) {
 // is an empty one. Returns EINVALID with the reference's message when a
 // reference leads nowhere.
 func resolveConfig(ctx context.Context, eng *runtime.Engine, raw json.RawMessage) (map[string]any, error) {
+	cfg, err := readConfig(ctx, eng, raw)
+	if err != nil {
+		return nil, err
+	}
+	return withDefaults(cfg)
+}
+
+// readConfig reads a config as resolveConfig does, without the defaults:
+// what it gives is laid over another config.
+func readConfig(ctx context.Context, eng *runtime.Engine, raw json.RawMessage) (map[string]any, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
-		return withDefaults(map[string]any{}), nil
+		return map[string]any{}, nil
 	}
 	if raw[0] == '{' {
 		var cfg map[string]any
 		if err := json.Unmarshal(raw, &cfg); err != nil {
 			return nil, venue.Errorf(venue.EINVALID, "config is not a JSON object: %v", err)
 		}
-		return withDefaults(cfg), nil
+		return cfg, nil
 	}
 	var ref string
 	if json.Unmarshal(raw, &ref) != nil {
@@ -79,14 +89,30 @@ func resolveConfig(ctx context.Context, eng *runtime.Engine, raw json.RawMessage
 	if inner, ok := cfg["config"].(map[string]any); ok {
 		cfg = inner // asset metadata carrying the config as a facet
 	}
-	return withDefaults(cfg), nil
+	return cfg, nil
 }
 
-func withDefaults(cfg map[string]any) map[string]any {
+// withDefaults names the default transition in a config that names none,
+// after checking the config.
+func withDefaults(cfg map[string]any) (map[string]any, error) {
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
+	}
 	if op, _ := cfg["operation"].(string); op == "" {
 		cfg["operation"] = DefaultTransition
 	}
-	return cfg
+	return cfg, nil
+}
+
+// checkConfig refuses an operation that is not a reference: the loop would
+// run the default transition in its place without a word, and on the
+// caller's provider key.
+func checkConfig(cfg map[string]any) error {
+	switch cfg["operation"].(type) {
+	case nil, string:
+		return nil
+	}
+	return venue.Errorf(venue.EINVALID, "config.operation must be the transition's operation reference, a string such as %s", DefaultTransition)
 }
 
 // dereference reads what a config reference points at.

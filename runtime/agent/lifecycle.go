@@ -60,12 +60,13 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 		case r != nil && !p.Overwrite:
 			status = r.Status
 			return nil, nil
-		case r != nil && r.Status == Running && !a.stale(owner, p.AgentID, r):
-			return nil, runningRefusal(p.AgentID)
+		case r != nil && a.busy(owner, p.AgentID, r):
+			return nil, runningRefusal(p.AgentID, r.Status)
 		case r != nil && r.Status != Terminated:
 			if r.Status == Running { // stale: nothing runs it
-				r.Status, r.Lease = Sleeping, 0
+				r.Status = Sleeping
 			}
+			r.Lease = 0
 			r.Config, r.Caps, r.Updated, updated, status = cfg, caps, a.ms(), true, r.Status
 			if len(p.State) > 0 {
 				r.State = p.State
@@ -82,8 +83,11 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 }
 
 // runningRefusal is the reference venue's answer to overwriting an agent
-// in a run.
-func runningRefusal(id string) error {
+// in a run, or one suspended while its last cycle still runs.
+func runningRefusal(id string, status string) error {
+	if status != Running {
+		return venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: %s, but the transition it was running has not finished. Wait for it to finish.", id, status)
+	}
 	return venue.Errorf(venue.ECONFLICT, "Cannot update agent %s: currently RUNNING. Wait for the active transition to finish, or call agent:cancelTask first.", id)
 }
 
@@ -127,6 +131,14 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
+		}
+		if len(p.State) > 0 && a.busy(env.Caller().DID, p.AgentID, r) {
+			// The run commits the state its transition made from the one
+			// it started with, which would drop this one unannounced.
+			return nil, runningRefusal(p.AgentID, r.Status)
+		}
+		if err := checkConfig(p.Config); err != nil {
+			return nil, err
 		}
 		if caps != nil {
 			r.Caps = caps
@@ -179,11 +191,17 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	}
 	cfg := maps.Clone(src.Config)
 	if len(p.Config) > 0 {
-		over, err := resolveConfig(octx, eng, p.Config)
+		// Laid over the source's as given: with the defaults filled in, a
+		// config without an operation would replace the source's
+		// transition with the default one.
+		over, err := readConfig(octx, eng, p.Config)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(cfg, over)
+	}
+	if cfg, err = withDefaults(cfg); err != nil {
+		return nil, err
 	}
 	// The fork holds the source's caps, which its creator must hold too.
 	caps, err := checkHeld(octx, eng, env.Caller().DID, capabilities(src.Caps))
@@ -195,7 +213,7 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		n.Timeline = src.Timeline
 	}
 	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
-		if r != nil && (!p.Overwrite || (r.Status == Running && !a.stale(env.Caller().DID, p.AgentID, r))) {
+		if r != nil && (!p.Overwrite || a.busy(env.Caller().DID, p.AgentID, r)) {
 			return nil, venue.Errorf(venue.ECONFLICT, "Target agent already exists: %s", p.AgentID)
 		}
 		return n, nil
@@ -248,6 +266,7 @@ func (a *Agents) resume(ctx context.Context, in json.RawMessage, env *runtime.En
 		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
+	status := ""
 	err := update(octx, eng, p.AgentID, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
@@ -255,18 +274,27 @@ func (a *Agents) resume(ctx context.Context, in json.RawMessage, env *runtime.En
 		if r.Status != Suspended {
 			return nil, venue.Errorf(venue.ECONFLICT, "Agent is not suspended (status: %s)", r.Status)
 		}
-		r.Status, r.Error, r.Lease, r.Updated = Sleeping, nil, 0, a.ms()
+		status = Sleeping
+		if a.busy(env.Caller().DID, p.AgentID, r) {
+			// Suspended mid-cycle, and the cycle still runs: the run
+			// keeps its lease and goes on, so the agent is RUNNING, not
+			// SLEEPING beside a run that a create could overwrite.
+			status = Running
+		} else {
+			r.Lease = 0
+		}
+		r.Status, r.Error, r.Updated = status, nil, a.ms()
 		return r, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if p.AutoWake == nil || *p.AutoWake {
+	if status == Sleeping && (p.AutoWake == nil || *p.AutoWake) {
 		if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
 			return nil, err
 		}
 	}
-	return output(map[string]any{"agentId": p.AgentID, "status": Sleeping})
+	return output(map[string]any{"agentId": p.AgentID, "status": status})
 }
 
 func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {

@@ -25,6 +25,7 @@ type run struct {
 
 	// owned by the loop's goroutine
 	gen   string          // the generation of the agent claimed
+	lease int64           // the lease of the last claim, which a resume during the run keeps
 	tried map[string]bool // tasks (by job id) a cycle left queued: not picked again by this run
 
 	mu      sync.Mutex
@@ -58,36 +59,45 @@ func (a *Agents) wake(ctx context.Context, eng *runtime.Engine, id string, force
 	r := &run{key: key, id: id, caller: plainOwner(c), eng: eng, done: make(chan struct{}), force: force, tried: map[string]bool{}}
 	a.runs[key] = r
 	a.mu.Unlock()
-	gen, started, err := a.claim(ctx, eng, id, force)
+	gen, lease, started, err := a.claim(ctx, eng, id, force)
 	if err != nil || !started {
 		a.release(r)
 		return nil, err
 	}
-	r.gen = gen
+	r.gen, r.lease = gen, lease
 	a.note(eng, r.caller.DID, id, true)
 	go a.loop(r)
 	return r, nil
 }
 
-// stale reports whether r is RUNNING with no run in this process to show
-// for it: left by a restart, or by a node that died. On a single-node
-// store that is certain; on a shared one only once its lease is old.
+// stale reports whether r is RUNNING with no run to show for it: left by
+// a restart, or by a node that died.
 // Call with a.mu not held.
 func (a *Agents) stale(owner, id string, r *record) bool {
-	if r.Status != Running {
+	return r.Status == Running && !a.busy(owner, id, r)
+}
+
+// busy reports whether a run of the agent may still commit into r: it
+// holds a lease (RUNNING, or suspended while its cycle finishes) and a run
+// in this process shows for it or, on a shared store, the lease is fresh
+// enough to be another node's. On a single-node store a lease without a
+// run here was left by a restart.
+// Call with a.mu not held.
+func (a *Agents) busy(owner, id string, r *record) bool {
+	if r.Lease == 0 && r.Status != Running {
 		return false
 	}
 	a.mu.Lock()
 	here := a.runs[runKey(owner, id)]
 	a.mu.Unlock()
-	return here == nil && (a.cfg.SingleNode || a.ms()-r.Lease > a.cfg.LeaseTimeout.Milliseconds())
+	return here != nil || (!a.cfg.SingleNode && a.ms()-r.Lease <= a.cfg.LeaseTimeout.Milliseconds())
 }
 
 // claim moves the agent from SLEEPING (or a stale RUNNING) to RUNNING and
 // returns its generation. The run asking has registered itself, so a
 // RUNNING agent is stale unless its lease says another node may run it.
-func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, force bool) (string, bool, error) {
-	started, gen := false, ""
+func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, force bool) (string, int64, bool, error) {
+	started, gen, lease := false, "", int64(0)
 	err := update(ctx, eng, id, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, nil
@@ -97,9 +107,10 @@ func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, forc
 			return nil, nil
 		}
 		r.Status, r.Lease, r.Updated, started, gen = Running, a.ms(), a.ms(), true, r.Gen
+		lease = r.Lease
 		return r, nil
 	})
-	return gen, started, err
+	return gen, lease, started, err
 }
 
 // release forgets a run and wakes whoever waits for it.
@@ -141,14 +152,55 @@ func (a *Agents) loop(r *run) {
 		r.force, r.poke = false, false
 		a.mu.Unlock()
 		if err == nil && again {
-			if gen, ok, _ := a.claim(ctx, r.eng, r.id, f); ok && gen == r.gen {
-				force = f
+			if gen, lease, ok, _ := a.claim(ctx, r.eng, r.id, f); ok && gen == r.gen {
+				force, r.lease = f, lease
 				continue
 			}
 		}
-		a.release(r)
-		return
+		if a.retire(ctx, r) {
+			continue // resumed while its cycle finished: the run goes on
+		}
+		if a.releaseIdle(r) {
+			return
+		}
+		// woken after the last look: claim again
 	}
+}
+
+// retire ends the run's lease on an agent no longer RUNNING (suspended
+// while its cycle ran), so that it no longer reads as busy. It reports
+// whether the agent is RUNNING under this run's lease after all: resumed
+// while the cycle ran, which gives the run back its agent.
+func (a *Agents) retire(ctx context.Context, r *run) bool {
+	ours := false
+	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+		switch {
+		case rec == nil || rec.Gen != r.gen || rec.Lease != r.lease:
+			return nil, nil
+		case rec.Status == Running:
+			ours = true
+			return nil, nil
+		}
+		rec.Lease = 0
+		return rec, nil
+	})
+	return ours
+}
+
+// releaseIdle forgets the run unless a wake came since its last look, in
+// which case the loop claims again: a wake that finds the run registered
+// only pokes it, and would otherwise be lost. It reports whether it
+// released the run.
+func (a *Agents) releaseIdle(r *run) bool {
+	a.mu.Lock()
+	if r.poke || r.force {
+		a.mu.Unlock()
+		return false
+	}
+	delete(a.runs, r.key)
+	a.mu.Unlock()
+	close(r.done)
+	return true
 }
 
 // work is what one cycle acts on.

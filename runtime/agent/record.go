@@ -201,7 +201,7 @@ func checkAgentID(field, id string) error {
 // normSession validates a session id and returns it as bare lowercase hex.
 func normSession(sid string) (string, error) {
 	if !sessionIDPattern.MatchString(sid) {
-		return "", venue.Errorf(venue.EINVALID, "sessionId %q is not a hex session id: omit it to start a new session", clip(sid))
+		return "", venue.Errorf(venue.EINVALID, "sessionId %q is not a session id (8 to 64 hex digits, as the venue hands them out): omit it to start a new session", clip(sid))
 	}
 	return strings.ToLower(strings.TrimPrefix(sid, "0x")), nil
 }

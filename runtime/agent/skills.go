@@ -250,6 +250,9 @@ func skillsConfig(ctx context.Context, eng *runtime.Engine, in, base json.RawMes
 		delete(extra, k)
 	}
 	maps.Copy(cfg, extra)
+	if cfg, err = withDefaults(cfg); err != nil {
+		return nil, err
+	}
 	paths := []any{}
 	if had, ok := cfg["skills"].([]any); ok {
 		paths = append(paths, had...)
@@ -273,8 +276,8 @@ func (a *Agents) slotTaken(ctx context.Context, env *runtime.Env, id string, ove
 		return nil, err
 	case !overwrite:
 		return r, nil
-	case r.Status == Running && !a.stale(env.Caller().DID, id, r):
-		return nil, runningRefusal(id)
+	case a.busy(env.Caller().DID, id, r):
+		return nil, runningRefusal(id, r.Status)
 	}
 	return nil, nil
 }

@@ -481,6 +481,13 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 	if err := checkAgentID("agentId", p.AgentID); err != nil {
 		return nil, err
 	}
+	if p.SessionID != "" {
+		// Never used, only echoed, but held to the form the other
+		// operations take: one that is no session id is a mistake.
+		if _, err := normSession(p.SessionID); err != nil {
+			return nil, err
+		}
+	}
 	force := p.Force == nil || *p.Force
 	wait, err := waitOf(p.Wait)
 	if err != nil {
