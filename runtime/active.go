@@ -133,7 +133,11 @@ func (e *Engine) transitAs(j *job, s venue.JobStatus, edit func(*venue.Job), laz
 	j.rec = n
 	j.last = e.writer.put(n, lazy)
 	if s.Terminal() {
+		// Watchers get the end once the store has kept it (flushed):
+		// another node's write of this version may win, and an end
+		// streamed is one no client takes back.
 		e.ended(j)
+		return n, nil
 	}
 	e.hub.publish(n)
 	return n, nil
@@ -179,23 +183,27 @@ func (e *Engine) uncount(j *job) {
 func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 	if err != nil {
 		e.log.Error("write job records", "count", len(rows), "err", err)
-		return
 	}
 	for i, r := range rows {
 		j := e.jobs.get(r.ID)
 		if j == nil {
 			continue
 		}
-		if !applied[i] {
+		switch {
+		case err != nil:
+			if r.Status.Terminal() {
+				e.hub.publish(j.snapshot()) // what this node knows: its watchers must not wait on
+			}
+		case !applied[i]:
 			e.lose(j, r.Version)
-			continue
-		}
-		if r.Status.Terminal() {
-			e.finished.put(j.snapshot(), len(r.Record))
+		case r.Status.Terminal():
+			rec := j.snapshot()
+			e.finished.put(rec, len(r.Record))
 			e.jobs.drop(j)
 			if j.messaged.Load() {
 				e.dropMessages(r.ID)
 			}
+			e.hub.publish(rec)
 		}
 	}
 }

@@ -84,7 +84,7 @@ func (h *hub) publish(j *venue.Job) {
 // has no such job.
 func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, error) {
 	ch := e.hub.subscribe(id)
-	cur, err := e.Job(ctx, id)
+	cur, err := e.settledJob(ctx, id)
 	if err != nil {
 		e.hub.unsubscribe(id, ch)
 		return nil, err
@@ -93,7 +93,7 @@ func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, 
 	go func() {
 		defer close(out)
 		defer e.hub.unsubscribe(id, ch)
-		last := cur.Version
+		last := cur
 		if !send(ctx, out, cur) || cur.Status.Terminal() {
 			return
 		}
@@ -103,10 +103,13 @@ func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, 
 				if !ok {
 					return
 				}
-				if j.Version <= last {
+				// A version sent already is sent again only as another
+				// node's record of it, which the store kept instead of
+				// this node's (a cancel there as the job started here).
+				if j.Version < last.Version || (j.Version == last.Version && j.Status == last.Status) {
 					continue
 				}
-				last = j.Version
+				last = j
 				if !send(ctx, out, j) || j.Status.Terminal() {
 					return
 				}
@@ -116,6 +119,23 @@ func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, 
 		}
 	}()
 	return out, nil
+}
+
+// settledJob is Job, except that an end this node reached and has not yet
+// stored is waited for: the store may keep another node's record instead.
+func (e *Engine) settledJob(ctx context.Context, id venue.JobID) (*venue.Job, error) {
+	rec, err := e.Job(ctx, id)
+	if err != nil || !rec.Status.Terminal() {
+		return rec, err
+	}
+	j := e.jobs.get(id)
+	if j == nil {
+		return rec, nil
+	}
+	if _, t := j.snapshotTicket(); t.wait(ctx) != nil {
+		return rec, nil // failed to store, or the watcher left: what this node knows
+	}
+	return e.Job(ctx, id)
 }
 
 func send(ctx context.Context, out chan<- *venue.Job, j *venue.Job) bool {

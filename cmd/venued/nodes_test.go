@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -218,4 +220,64 @@ func TestNodes_RacingCommandsKeepNodesUp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestNodes_StreamsEndWithWhatTheStoreKept: a stream and a job-result wait
+// on the node running a job end with the record the store kept when a
+// cancel on the other node wins: one sent before the job's STARTED is
+// stored (the stream has shown STARTED under the version the cancel's
+// record took), and one sent as the job ends (the stream must not show an
+// end the store did not keep).
+func TestNodes_StreamsEndWithWhatTheStoreKept(t *testing.T) {
+	a, b := twoNodes(t)
+	for i := range 24 {
+		ms, after := 1000, time.Duration(i%4)*4*time.Millisecond // before STARTED is stored
+		if i%2 == 1 {
+			ms, after = 100, time.Duration(84+i)*time.Millisecond // as the job ends
+		}
+		j := invokeJob(t, a, fmt.Sprintf(`{"operation": "v/test/ops/delay", "input": {"ms": %d}}`, ms))
+		stream, result := make(chan string, 1), make(chan string, 1)
+		go func() { stream <- string(a.do(t, "GET", "/api/v1/jobs/"+j.ID+"/sse", nil).body) }()
+		go func() {
+			r := a.do(t, "POST", "/api/v1/invoke", `{"operation": "v/ops/grid/job-result", "input": {"id": "`+j.ID+`", "timeout": 20000}, "wait": true}`)
+			var rec jobJSON
+			r.json(t, &rec)
+			result <- rec.Status // COMPLETE with the job's output, or FAILED with its error
+		}()
+		time.Sleep(after)
+		b.command(t, j.ID, "cancel")
+		var body, waited string
+		for got := 0; got < 2; got++ {
+			select {
+			case body = <-stream:
+			case waited = <-result:
+			case <-time.After(10 * time.Second):
+				t.Fatalf("round %d: the stream or the job-result wait on the running node did not end", i)
+			}
+		}
+		var stored jobJSON
+		b.do(t, "GET", "/api/v1/jobs/"+j.ID, nil).json(t, &stored)
+		want := "FAILED"
+		if stored.Status == "COMPLETE" {
+			want = "COMPLETE"
+		}
+		if last := lastEventStatus(t, body); last != stored.Status || waited != want {
+			t.Fatalf("round %d: the stream ended with %s and job-result %s; the store keeps %s\n%s", i, last, waited, stored.Status, body)
+		}
+	}
+}
+
+// lastEventStatus is the status in an SSE body's last record.
+func lastEventStatus(t *testing.T, body string) string {
+	t.Helper()
+	i := strings.LastIndex(body, "\ndata: ")
+	if i < 0 {
+		t.Fatalf("no event in %q", body)
+	}
+	line, _, _ := strings.Cut(body[i+len("\ndata: "):], "\n")
+	var rec jobJSON
+	if err := json.Unmarshal([]byte(line), &rec); err != nil {
+		t.Fatalf("event %q: %v", line, err)
+	}
+	return rec.Status
 }
