@@ -41,6 +41,10 @@ func TestAgents_TemplatesInLattice(t *testing.T) {
 		if !jsonSame(mustJSON(info["config"]), worker) {
 			t.Fatalf("template:worker gave %v, the lattice holds %s", info["config"], worker)
 		}
+		user.out(t, "v/ops/agent/create", `{"agentId": "w2", "config": "v/agents/templates/worker"}`)
+		if info := user.out(t, "v/ops/agent/info", `{"agentId": "w2"}`); !jsonSame(mustJSON(info["config"]), worker) {
+			t.Fatalf("config v/agents/templates/worker gave %v, the lattice holds %s", info["config"], worker)
+		}
 		if r := c.do(t, "GET", "/api/v1/values/read?path=v/agents/templates/nosuch", nil); r.status != 200 || !strings.Contains(string(r.body), `"exists":false`) {
 			t.Fatalf("an unknown template: %d %s", r.status, r.body)
 		}

@@ -248,6 +248,8 @@ func TestAgents_BadInput(t *testing.T) {
 		{"unknown task", "v/ops/agent/cancel-task", `{"agentId": "a1", "taskId": "0x0000000000000000000000000000abcd"}`, "Task not found"},
 		{"unknown template", "v/ops/agent/create", `{"agentId": "a2", "config": "template:nope"}`, "Could not resolve config reference: template:nope"},
 		{"unresolvable config", "v/ops/agent/create", `{"agentId": "a2", "config": "w/nothing/here"}`, "Could not resolve config reference: w/nothing/here"},
+		{"a skill source with a short asset id", "v/ops/agent/from-skills", `{"agentId": "a5", "skills": ["a/deadbeef"]}`, "Skill source \"a/deadbeef\" is no asset reference: a/ takes an asset id of 64 hex digits"},
+		{"a skill source on the server's files", "v/ops/agent/from-skills", `{"agentId": "a5", "skills": ["file:///etc/passwd"]}`, "cannot be read on this venue"},
 		{"bad wait", "v/ops/agent/trigger", `{"agentId": "a1", "wait": "soon"}`, "input.wait"},
 		{"an operation that is no reference", "v/ops/agent/create", `{"agentId": "a3", "config": {"operation": 123}}`, "config.operation must be the transition's operation reference, a string"},
 		{"an update to an operation that is no reference", "v/ops/agent/update", `{"agentId": "a1", "config": {"operation": ["x"]}}`, "config.operation must be"},

@@ -131,7 +131,7 @@ func dereference(ctx context.Context, eng *runtime.Engine, ref string) (json.Raw
 		}
 		return meta, nil
 	}
-	if strings.HasPrefix(ref, "w/") || strings.HasPrefix(ref, "o/") || strings.HasPrefix(ref, "did:") {
+	if strings.HasPrefix(ref, "w/") || strings.HasPrefix(ref, "o/") || strings.HasPrefix(ref, "v/") || strings.HasPrefix(ref, "did:") {
 		res, err := eng.Read(ctx, ref, 0)
 		if err != nil || !res.Exists {
 			return nil, unresolved

@@ -142,6 +142,11 @@ func readSource(ctx context.Context, env *runtime.Env, src string) (string, erro
 		}
 		return "", venue.Errorf(venue.EINVALID, "%s holds no SKILL.md text (a string, or an object with 'content')", clip(src))
 	}
+	if strings.HasPrefix(strings.TrimPrefix(src, "/"), "a/") {
+		return "", venue.Errorf(venue.EINVALID, "Skill source %q is no asset reference: a/ takes an asset id of 64 hex digits", clip(src))
+	}
+	// file:// and dlfs/ sources name server files and DLFS drives, which
+	// this venue does not serve to operations (see docs/RATIONALE.md).
 	return "", venue.Errorf(venue.EINVALID, "Skill source %q cannot be read on this venue: give the SKILL.md as {\"text\": ...}, an asset a/<hash> or a workspace path w/...", clip(src))
 }
 
