@@ -75,15 +75,17 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 	for id, tr := range co.tool {
 		results[id] = tr
 	}
-	more, mine := false, false
+	more, mine, freed := false, false, false
 	var resolved []string
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
 		if mine = rec != nil && rec.Gen == r.gen; !mine {
 			return nil, nil // removed, maybe re-created: not the agent this run is for
 		}
 		resolved, more = a.apply(rec, r, w, co, out, results)
+		freed = rec.Lease == 0
 		return rec, nil
 	})
+	r.freed = err == nil && mine && freed
 	if err != nil {
 		a.fail(ctx, r, w, err)
 		return false, err

@@ -26,6 +26,7 @@ type run struct {
 	// owned by the loop's goroutine
 	gen   string          // the generation of the agent claimed
 	lease int64           // the lease of the last claim, which a resume during the run keeps
+	freed bool            // the run's last write ended its lease: nothing to retire
 	tried map[string]bool // tasks (by job id) a cycle left queued: not picked again by this run
 
 	mu      sync.Mutex
@@ -153,11 +154,11 @@ func (a *Agents) loop(r *run) {
 		a.mu.Unlock()
 		if err == nil && again {
 			if gen, lease, ok, _ := a.claim(ctx, r.eng, r.id, f); ok && gen == r.gen {
-				force, r.lease = f, lease
+				force, r.lease, r.freed = f, lease, false
 				continue
 			}
 		}
-		if a.retire(ctx, r) {
+		if !r.freed && a.retire(ctx, r) {
 			continue // resumed while its cycle finished: the run goes on
 		}
 		if a.releaseIdle(r) {
@@ -301,17 +302,19 @@ func (a *Agents) pickOpen(ctx context.Context, r *run, rec *record) work {
 // settle puts a RUNNING agent with no work left to try back to SLEEPING;
 // if work came in meanwhile it stays RUNNING and the loop goes on.
 func (a *Agents) settle(ctx context.Context, r *run) (bool, error) {
-	more := false
+	more, slept := false, false
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+		more, slept = false, false
 		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
 		}
 		if more = rec.hasWorkBut(r.tried); more {
 			return nil, nil
 		}
-		rec.Status, rec.Lease, rec.Updated = Sleeping, 0, a.ms()
+		rec.Status, rec.Lease, rec.Updated, slept = Sleeping, 0, a.ms(), true
 		return rec, nil
 	})
+	r.freed = err == nil && slept
 	return more, err
 }
 
@@ -332,6 +335,7 @@ func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
 		rec.Status, rec.Error, rec.Lease, rec.Updated, suspended = Suspended, &msg, 0, a.ms(), true
 		return rec, nil
 	})
+	r.freed = suspended
 	a.answerChat(r, w, outcome{err: venue.Errorf(venue.EINVALID, "Agent %s failed and is suspended: %s", r.id, msg)})
 	if suspended {
 		a.endChats(r.key, false, venue.Errorf(venue.ECONFLICT, "Agent %s failed on other work and is suspended: %s. Your message stays in its session and is read when the agent resumes (v/ops/agent/resume).", r.id, msg))
