@@ -188,7 +188,7 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 // refusedAs words the store's refusal of bytes past the caller's bound on
 // assets as what was refused.
 func refusedAs(what string, err error) error {
-	if venue.ErrorCode(err) != venue.ETOOLARGE {
+	if venue.ErrorCode(err) != venue.ETOOLARGE || strings.HasPrefix(venue.ErrorMessage(err), what+":") {
 		return err
 	}
 	return venue.Errorf(venue.ETOOLARGE, "%s: %s", what, venue.ErrorMessage(err))

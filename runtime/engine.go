@@ -15,29 +15,30 @@ import (
 
 // Config tunes the engine. A zero value means the documented default.
 type Config struct {
-	BaseURL        string            // public base URL; default http://127.0.0.1:8080
-	Name           string            // venue name; default "Venue"
-	Version        string            // venue version reported by status; default "0.5.0"
-	Seed           []byte            // Ed25519 seed; default: kept in the store
-	Workers        int               // jobs executing at once; default 64
-	MaxJobs        int               // unfinished jobs this node holds at once (heldJobs); default 20,000
-	MaxCallerJobs  int               // of them, one caller's; default 5,000 (at most MaxJobs)
-	MaxJobBytes    int64             // bytes of input the unfinished jobs hold together; default 256 MiB
-	MaxCallerBytes int64             // of them, one caller's jobs'; default 64 MiB (at most MaxJobBytes)
-	CallerWorkers  int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
-	JobTimeout     time.Duration     // deadline of one execution; default 10 minutes
-	JobRetention   time.Duration     // records of jobs that ended longer ago are deleted (see pruneLoop); 0 keeps them
-	MaxWait        time.Duration     // longest invoke wait; default 120 s
-	MaxContentSize int64             // largest asset content; default 1 GiB
-	MaxMetaSize    int               // largest asset metadata; default 1 MiB
-	MaxOutputSize  int               // largest operation output; default 16 MiB
-	MaxValueSize   int               // largest lattice value; default 4 MiB
-	Flushers       int               // concurrent job-record flushes; default 1
-	Catalog        []CatalogEntry    // the venue's own operations
-	Names          map[string]string // registered operation names → references
-	SingleNode     bool              // the store has no other process: fail jobs a previous run left unfinished
-	Outbound       outbound.Policy   // where operations' HTTP requests may go; its MaxResponse defaults to 6 MiB here (maxHTTPBody)
-	Access         AccessPolicy      // what anonymous callers and admins may do; zero: anonymous may do nothing checked
+	BaseURL         string            // public base URL; default http://127.0.0.1:8080
+	Name            string            // venue name; default "Venue"
+	Version         string            // venue version reported by status; default "0.5.0"
+	Seed            []byte            // Ed25519 seed; default: kept in the store
+	Workers         int               // jobs executing at once; default 64
+	MaxJobs         int               // unfinished jobs this node holds at once (heldJobs); default 20,000
+	MaxCallerJobs   int               // of them, one caller's; default 5,000 (at most MaxJobs)
+	MaxJobBytes     int64             // bytes of input the unfinished jobs hold together; default 256 MiB
+	MaxCallerBytes  int64             // of them, one caller's jobs'; default 64 MiB (at most MaxJobBytes)
+	CallerWorkers   int               // jobs of one caller executing at once (jobs spawned by jobs not counted); default: no bound but Workers
+	UploadedWorkers int               // jobs running uploaded code at once; default and most: uploadedWorkers(Workers)
+	JobTimeout      time.Duration     // deadline of one execution; default 10 minutes
+	JobRetention    time.Duration     // records of jobs that ended longer ago are deleted (see pruneLoop); 0 keeps them
+	MaxWait         time.Duration     // longest invoke wait; default 120 s
+	MaxContentSize  int64             // largest asset content; default 1 GiB
+	MaxMetaSize     int               // largest asset metadata; default 1 MiB
+	MaxOutputSize   int               // largest operation output; default 16 MiB
+	MaxValueSize    int               // largest lattice value; default 4 MiB
+	Flushers        int               // concurrent job-record flushes; default 1
+	Catalog         []CatalogEntry    // the venue's own operations
+	Names           map[string]string // registered operation names → references
+	SingleNode      bool              // the store has no other process: fail jobs a previous run left unfinished
+	Outbound        outbound.Policy   // where operations' HTTP requests may go; its MaxResponse defaults to 6 MiB here (maxHTTPBody)
+	Access          AccessPolicy      // what anonymous callers and admins may do; zero: anonymous may do nothing checked
 }
 
 func (c *Config) setDefaults() {
@@ -161,7 +162,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	}
 	e.pool = newPool(cfg.Workers)
 	e.indexes = newIndexCache(indexCacheBytes)
-	e.uploaded = newFairPool(uploadedWorkers(cfg.Workers))
+	e.uploaded = newFairPool(cfg.uploadedSlots())
 	e.callers = newCallerSlots(cfg.CallerWorkers)
 	e.http = outbound.New(cfg.Outbound)
 	e.jobs.init()

@@ -255,6 +255,16 @@ func uploadedWorkers(n int) int {
 	return n - max(1, n/4)
 }
 
+// uploadedSlots is how many jobs may run uploaded code at once: what the
+// config asks, within the share uploadedWorkers leaves the venue's own.
+func (c *Config) uploadedSlots() int {
+	n := uploadedWorkers(c.Workers)
+	if c.UploadedWorkers > 0 {
+		n = min(n, c.UploadedWorkers)
+	}
+	return n
+}
+
 // releaseSlot gives the worker slot, and the caller's and the uploaded
 // code's, back if this execution holds them.
 func (env *Env) releaseSlot() {

@@ -57,20 +57,29 @@ func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
 	if _, err := CompileSchema(op.Path, op.Output); err != nil {
 		return venue.Errorf(venue.EINVALID, "Operation output schema does not compile: %s", venue.ErrorMessage(err))
 	}
-	return checkModuleType(op, meta)
+	return checkModuleType(op, meta, id)
 }
 
 // checkModuleType refuses an uploaded operation whose content says it is
 // something else than a WebAssembly module (text/plain, say): its content
 // is served with that type, and a client reading the metadata would take
 // it for what it says. No content type at all is taken as the module's.
-func checkModuleType(op *venue.Operation, meta []byte) error {
+// One that names no module at all could never run, and is refused too.
+func checkModuleType(op *venue.Operation, meta []byte, id venue.AssetID) error {
 	var m struct {
 		Content struct {
 			ContentType string `json:"contentType"`
 		} `json:"content"`
 	}
-	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || json.Unmarshal(meta, &m) != nil || m.Content.ContentType == "" {
+	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || json.Unmarshal(meta, &m) != nil {
+		return nil
+	}
+	if _, err := contentOf(meta, id); err == errNoContent {
+		return venue.Errorf(venue.EINVALID, "Operation of adapter %s runs a WebAssembly module: its metadata needs content, with content.sha256 of the module, as {\"contentType\": \"application/wasm\", \"sha256\": \"<64 hex digits>\"}", op.Adapter)
+	} else if err != nil {
+		return err
+	}
+	if m.Content.ContentType == "" {
 		return nil
 	}
 	if mt, _, err := mime.ParseMediaType(m.Content.ContentType); err != nil || mt != "application/wasm" {

@@ -65,6 +65,22 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 }
 
+func TestConfig_UploadedSlots(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		workers, uploaded, want int
+	}{
+		{"the share by default", 64, 0, 48},
+		{"fewer when asked", 64, 8, 8},
+		{"never the venue's own quarter", 8, 20, 6},
+	} {
+		c := Config{Workers: tc.workers, UploadedWorkers: tc.uploaded}
+		if got := c.uploadedSlots(); got != tc.want {
+			t.Errorf("%s: uploadedSlots() = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
 func TestUploadedWorkers(t *testing.T) {
 	for _, tc := range []struct{ workers, want int }{{1, 1}, {2, 1}, {3, 2}, {4, 3}, {8, 6}, {64, 48}} {
 		if got := uploadedWorkers(tc.workers); got != tc.want {

@@ -173,7 +173,7 @@ func TestHost_LyingReactor(t *testing.T) {
 		{"alloc returns a buffer past the end", 65000, 0, "venue_alloc(4096) returned 0xfde8, not a buffer inside"},
 		{"output past the end", 8, 65000<<32 | 1000, "operation crashed: venue_run returned an output (1000 bytes at 0xfde8) outside the module's memory"},
 		{"error message past the end", 8, 0x7fff0000<<32 | 0x80000010, "operation crashed: venue_run returned an error message (16 bytes at 0x7fff0000) outside"},
-		{"output not JSON", 8, 8<<32 | 4, `operation returned output that is not JSON (4 bytes: "wasm")`},
+		{"output not JSON", 8, 8<<32 | 4, `Operation returned output that is not JSON (4 bytes: "wasm")`},
 		{"empty error message", 8, 8<<32 | 0x80000000, "the operation failed without saying why"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

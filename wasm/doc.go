@@ -51,7 +51,7 @@
 // instance is discarded.
 //
 // The host checks what venue_run returns: bytes outside memory are a
-// crash; output that is not JSON fails the job ("operation returned output
+// crash; output that is not JSON fails the job ("Operation returned output
 // that is not JSON"); output over the host's MaxOutput (default 16 MiB)
 // fails it with "output of N bytes exceeds the limit of M bytes" without
 // being copied, and the instance is discarded. An error message is kept up

@@ -25,7 +25,7 @@ func TestHost_Builtin(t *testing.T) {
 		module []byte
 		want   string
 	}{
-		{"does not compile", []byte("not wasm"), "module does not compile: malformed module: invalid magic number or version: not a WebAssembly 1.0 binary"},
+		{"does not compile", []byte("not wasm"), "module does not compile: malformed module: invalid magic number or version: this is no WebAssembly binary module, which starts with the bytes \\0asm and version 1 (upload the compiled .wasm file)"},
 		{"is a command", buildModule(nil, []wfunc{{export: "_start"}}, 1), "the venue's own operations must be a reactor module, not a command"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ func TestHost_Run(t *testing.T) {
 		{"c reactor reports an error", "v/test/wasm/creactor", `{"do":"fail"}`, "the C guest refuses", true},
 		{"go command exits non-zero", "v/test/wasm/gocommand", `{"do":"fail","text":"widget jammed"}`, "widget jammed", true},
 		{"c command exit message is trimmed", "v/test/wasm/ccommand", `{"do":"fail"}`, "the C command refuses", true},
-		{"command output must be JSON", "v/test/wasm/gocommand", `{"do":"notjson"}`, `operation returned output that is not JSON (17 bytes: "this is not JSON\n")`, true},
+		{"command output must be JSON", "v/test/wasm/gocommand", `{"do":"notjson"}`, `Operation returned output that is not JSON (17 bytes: "this is not JSON\n")`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.wantErr {

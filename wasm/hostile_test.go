@@ -40,7 +40,7 @@ func TestHost_Hostile(t *testing.T) {
 		{"nil dereference", gor, `{"do":"nilderef"}`, []string{"operation crashed: panic: runtime error: invalid memory address or nil pointer dereference (wasm error: unreachable)"}},
 		{"trap", cr, `{"do":"trap"}`, []string{"operation crashed: wasm error: unreachable"}},
 		{"an error message past memory", cr, `{"do":"errpastmemory"}`, []string{"operation crashed: venue_run returned an error message (2147483647 bytes at 0x10) outside the module's memory"}},
-		{"output nested too deep", cr, `{"do":"deep"}`, []string{"operation returned output nested more than 10000 levels deep, which JSON readers refuse"}},
+		{"output nested too deep", cr, `{"do":"deep"}`, []string{"Operation returned output nested more than 10000 levels deep, which JSON readers refuse"}},
 		{"gigantic output", gor, `{"do":"bigoutput","size":2097152}`, []string{"output of 2097154 bytes exceeds the limit of 1048576 bytes"}},
 		{"command gigantic output", goc, `{"do":"bigoutput","size":2097152}`, []string{"bytes or more exceeds the limit of 1048576 bytes"}},
 		{"call out of range", gor, badptr("call", 0xffffff00, 16), []string{"operation crashed: venue.call: the request's 16 bytes at 0xffffff00 are outside the module's memory"}},

@@ -220,9 +220,9 @@ func (in *instance) guestError(ptr, n uint32) error {
 
 func notJSON(b []byte) error {
 	if jsonscan.Deeper(b, jsonscan.MaxNesting) {
-		return venue.Errorf(venue.EINTERNAL, "operation returned output nested more than %d levels deep, which JSON readers refuse", jsonscan.MaxNesting)
+		return venue.Errorf(venue.EINTERNAL, "Operation returned output nested more than %d levels deep, which JSON readers refuse", jsonscan.MaxNesting)
 	}
-	return venue.Errorf(venue.EINTERNAL, "operation returned output that is not JSON (%d bytes: %q)", len(b), b[:min(len(b), 100)])
+	return venue.Errorf(venue.EINTERNAL, "Operation returned output that is not JSON (%d bytes: %q)", len(b), b[:min(len(b), 100)])
 }
 
 func (in *instance) close() {

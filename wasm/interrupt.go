@@ -87,7 +87,7 @@ var errMalformed = errors.New("malformed module")
 // bytes (funcCost.compileMemory).
 func instrument(module []byte) ([]byte, uint64, error) {
 	if !bytes.HasPrefix(module, []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, 0, fmt.Errorf("%w: invalid magic number or version: not a WebAssembly 1.0 binary", errMalformed)
+		return nil, 0, fmt.Errorf("%w: invalid magic number or version: this is no WebAssembly binary module, which starts with the bytes \\0asm and version 1 (upload the compiled .wasm file)", errMalformed)
 	}
 	secs, err := splitSections(module)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -22,36 +23,37 @@ import (
 // Config is the venue's configuration: defaults, then the JSON config file,
 // then VENUE_* environment variables, then flags, each overriding the last.
 type Config struct {
-	Listen         string            `json:"listen"`             // address to listen on; default 127.0.0.1:8080
-	URL            string            `json:"url"`                // public base URL; default http://<listen address>
-	Name           string            `json:"name"`               // venue name; default "Venue"
-	Store          string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
-	Seed           string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
-	Workers        int               `json:"workers"`            // jobs executing at once; default 64
-	CallerWorkers  int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
-	MaxJobs        int               `json:"maxJobs"`            // unfinished jobs this node holds at once; default 20000
-	MaxCallerJobs  int               `json:"maxCallerJobs"`      // of them, one caller's; default 5000
-	MaxJobBytes    int64             `json:"maxJobBytes"`        // bytes of input they hold together; default 256 MiB
-	MaxCallerBytes int64             `json:"maxCallerBytes"`     // of them, one caller's jobs'; default 64 MiB
-	TestOps        *bool             `json:"testOps"`            // serve the engine's test operations (v/test/ops); default: on a loopback listener only
-	JobTimeout     string            `json:"jobTimeout"`         // deadline of one job execution, e.g. "10m"
-	JobRetention   string            `json:"jobRetention"`       // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
-	MaxContentSize int64             `json:"maxContentSize"`     // largest asset content in bytes; default 1 GiB
-	MaxBodyBytes   int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
-	MaxBodiesBytes int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
-	MaxUserValues  int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
-	MaxUserAssets  int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
-	BodyTimeout    string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
-	Names          map[string]string `json:"names"`              // registered operation names → references
-	LogLevel       string            `json:"logLevel"`           // debug, info, warn or error; default info
-	LogFormat      string            `json:"logFormat"`          // text or json; default text
-	Pprof          bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
-	WasmMemoryMiB  int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
-	WasmCacheDir   string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
-	AllowHosts     []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
-	BlockHosts     []string          `json:"blockHosts"`         // hosts operations may never reach
-	Auth           AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
-	MCP            MCPConfig         `json:"mcp"`                // the MCP door and bridged MCP servers
+	Listen          string            `json:"listen"`             // address to listen on; default 127.0.0.1:8080
+	URL             string            `json:"url"`                // public base URL; default http://<listen address>
+	Name            string            `json:"name"`               // venue name; default "Venue"
+	Store           string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
+	Seed            string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
+	Workers         int               `json:"workers"`            // jobs executing at once; default 64
+	CallerWorkers   int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
+	UploadedWorkers int               `json:"uploadedWorkers"`    // uploaded operations executing at once; default uploadedWorkers()
+	MaxJobs         int               `json:"maxJobs"`            // unfinished jobs this node holds at once; default 20000
+	MaxCallerJobs   int               `json:"maxCallerJobs"`      // of them, one caller's; default 5000
+	MaxJobBytes     int64             `json:"maxJobBytes"`        // bytes of input they hold together; default 256 MiB
+	MaxCallerBytes  int64             `json:"maxCallerBytes"`     // of them, one caller's jobs'; default 64 MiB
+	TestOps         *bool             `json:"testOps"`            // serve the engine's test operations (v/test/ops); default: on a loopback listener only
+	JobTimeout      string            `json:"jobTimeout"`         // deadline of one job execution, e.g. "10m"
+	JobRetention    string            `json:"jobRetention"`       // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
+	MaxContentSize  int64             `json:"maxContentSize"`     // largest asset content in bytes; default 1 GiB
+	MaxBodyBytes    int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
+	MaxBodiesBytes  int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
+	MaxUserValues   int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
+	MaxUserAssets   int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
+	BodyTimeout     string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
+	Names           map[string]string `json:"names"`              // registered operation names → references
+	LogLevel        string            `json:"logLevel"`           // debug, info, warn or error; default info
+	LogFormat       string            `json:"logFormat"`          // text or json; default text
+	Pprof           bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
+	WasmMemoryMiB   int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
+	WasmCacheDir    string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
+	AllowHosts      []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
+	BlockHosts      []string          `json:"blockHosts"`         // hosts operations may never reach
+	Auth            AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
+	MCP             MCPConfig         `json:"mcp"`                // the MCP door and bridged MCP servers
 }
 
 func defaultConfig() Config {
@@ -175,7 +177,7 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 		cfg.WasmMemoryMiB = n
 	}
 	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers,
-		"VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs} {
+		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -251,7 +253,7 @@ func (c Config) validate() error {
 	for _, n := range []struct {
 		key   string
 		value int64
-	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
+	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"uploadedWorkers", int64(c.UploadedWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
 		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
 		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}, {"maxUserAssetsBytes", c.MaxUserAssets}} {
 		if n.value < 0 {
@@ -356,6 +358,21 @@ func (c Config) testOps() bool {
 		return *c.TestOps
 	}
 	return loopback(c.Listen) && (c.URL == "" || loopbackURL(c.URL))
+}
+
+// uploadedWorkers is how many uploaded operations may execute at once
+// (the engine keeps a quarter of the workers from them in any case). By
+// default two per processor, since guests that compute gain nothing from
+// more and each one more slows the venue's own requests (Go gives a
+// spinning guest 10 ms slices: 12 looping guests put an echo at 0.15 s
+// with 8 running, 0.1 s with 4, against 0.5-0.85 s with 48), and no more
+// than a GiB of guest memory at wasmMemoryMiB each (48 guests filling
+// their 64 MiB took the process to 7-10 GB, which GOGC=400 lets grow).
+func (c Config) uploadedWorkers() int {
+	if c.UploadedWorkers > 0 {
+		return c.UploadedWorkers
+	}
+	return max(2, min(2*goruntime.GOMAXPROCS(0), 1024/cmp.Or(c.WasmMemoryMiB, 64)))
 }
 
 // callerWorkers is how many jobs of one caller may execute at once: by

@@ -1,11 +1,12 @@
 package main
 
 import (
+	goruntime "runtime"
 	"strings"
 	"testing"
 )
 
-func TestConfig_TestOpsAndCallerWorkers(t *testing.T) {
+func TestConfig_TestOpsAndWorkers(t *testing.T) {
 	on, off := true, false
 	for _, tc := range []struct {
 		name   string
@@ -38,10 +39,27 @@ func TestConfig_TestOpsAndCallerWorkers(t *testing.T) {
 			t.Errorf("workers %d, callerWorkers %d: got %d, want %d", tc.workers, tc.set, got, tc.want)
 		}
 	}
+	procs := goruntime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		name        string
+		memMiB, set int
+		want        int
+	}{
+		{"two per processor, within a GiB of guest memory", 0, 0, max(2, min(2*procs, 16))},
+		{"large instances, fewer of them", 512, 0, 2},
+		{"small instances, as many as the processors take", 4, 0, max(2, 2*procs)},
+		{"set", 64, 30, 30},
+	} {
+		c := defaultConfig()
+		c.WasmMemoryMiB, c.UploadedWorkers = tc.memMiB, tc.set
+		if got := c.uploadedWorkers(); got != tc.want {
+			t.Errorf("%s: uploadedWorkers() = %d, want %d", tc.name, got, tc.want)
+		}
+	}
 	cfg, err := loadConfig(nil, func(k string) string {
-		return map[string]string{"VENUE_TEST_OPS": "false", "VENUE_CALLER_WORKERS": "5"}[k]
+		return map[string]string{"VENUE_TEST_OPS": "false", "VENUE_CALLER_WORKERS": "5", "VENUE_UPLOADED_WORKERS": "7"}[k]
 	})
-	if err != nil || cfg.TestOps == nil || *cfg.TestOps || cfg.CallerWorkers != 5 {
+	if err != nil || cfg.TestOps == nil || *cfg.TestOps || cfg.CallerWorkers != 5 || cfg.UploadedWorkers != 7 {
 		t.Fatalf("%v %+v", err, cfg)
 	}
 	for env, want := range map[string]string{"VENUE_TEST_OPS": "want true or false", "VENUE_CALLER_WORKERS": "want a positive whole number"} {

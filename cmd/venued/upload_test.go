@@ -159,6 +159,14 @@ func TestWasm_UploadIsChecked(t *testing.T) {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
+	t.Run("a module operation without content is refused at registration", func(t *testing.T) {
+		for _, meta := range []string{`{"name": "x", "operation": {"adapter": "wasm"}}`, `{"name": "x", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm"}}`} {
+			r := c.do(t, "POST", "/api/v1/assets", meta)
+			if r.status != 400 || !strings.Contains(r.errorText(t), "sha256") {
+				t.Fatalf("%s: %d %s", meta, r.status, r.body)
+			}
+		}
+	})
 	t.Run("an operation with a broken schema is refused at registration", func(t *testing.T) {
 		r := c.do(t, "POST", "/api/v1/assets", `{"operation": {"adapter": "wasm", "input": {"type": "nonsense"}}}`)
 		if r.status != 400 || !strings.Contains(r.errorText(t), "schema") {

@@ -197,7 +197,7 @@ func apiFirst(api, doors http.Handler) http.Handler {
 // engineConfig is the engine's part of the configuration.
 func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 	return runtime.Config{BaseURL: m.Config.URL, Name: m.Config.Name, Seed: m.Config.seed(),
-		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), MaxJobs: m.Config.MaxJobs, MaxCallerJobs: m.Config.MaxCallerJobs,
+		Workers: m.Config.Workers, CallerWorkers: m.Config.callerWorkers(), UploadedWorkers: m.Config.uploadedWorkers(), MaxJobs: m.Config.MaxJobs, MaxCallerJobs: m.Config.MaxCallerJobs,
 		MaxJobBytes: m.Config.MaxJobBytes, MaxCallerBytes: m.Config.MaxCallerBytes,
 		JobTimeout:     m.Config.jobTimeout(),
 		JobRetention:   m.Config.jobRetention(),
