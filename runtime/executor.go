@@ -74,6 +74,12 @@ func (env *Env) Secret(ctx context.Context, name string) (string, error) {
 	return v, nil
 }
 
+// MaskJSON returns JSON b with the secrets this job resolved hidden, as its
+// record shows them: for what an operation keeps beyond its record, such as
+// the tool list a bridged server sent in answer to a request carrying its
+// token, which a server may echo.
+func (env *Env) MaskJSON(b json.RawMessage) json.RawMessage { return env.j.mask.json(b) }
+
 // Ask puts the job into INPUT_REQUIRED with question as its message and
 // waits for the client's reply (POST /api/v1/jobs/{id}), then returns the
 // job to STARTED and returns the reply. A reply sent before Ask is asked is

@@ -465,3 +465,53 @@ func TestMCPBridge_PlantedAssetGetsNoSecret(t *testing.T) {
 		}
 	}, allowLoopback)
 }
+
+// TestMCPBridge_ServerRepeatingItsToken: a server that repeats the token it
+// was sent, in a tool's description, schema or name, or in an error cut to
+// length, gets none of it kept where the bridge's callers read: the tool
+// list saved, the catalog, or a job's error.
+func TestMCPBridge_ServerRepeatingItsToken(t *testing.T) {
+	h := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		auth := r.Header.Get("Authorization")
+		srv := mcp.NewServer(&mcp.Implementation{Name: "echoer", Version: "1"}, nil)
+		schema := map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "string", "description": "x, sent with " + auth}}}
+		mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "desc " + auth, InputSchema: schema},
+			func(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("P", 985) + auth}}}, nil, nil
+			})
+		mcp.AddTool(srv, &mcp.Tool{Name: "t_" + strings.TrimPrefix(auth, "Bearer ")}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
+		return srv
+	}, nil)
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	m := MustRunMain(t, "", allowLoopback)
+	c, _ := asUser(t, m)
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+	rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "echoer", "url": ts.URL + "/mcp", "auth": "s/VENDOR"})
+	if rec["status"] != "COMPLETE" || !strings.Contains(string(mustJSON(rec["output"])), "skipped a tool whose name holds the bridge's token") {
+		t.Fatalf("add: %v %v", rec["error"], rec["output"])
+	}
+	leaks := func(where string, b []byte) {
+		t.Helper()
+		low := strings.ToLower(string(b))
+		for _, part := range []string{bridgeToken, strings.ReplaceAll(bridgeToken, "-", "_"), bridgeToken[:8]} {
+			if strings.Contains(low, strings.ToLower(part)) {
+				t.Fatalf("%s holds %q: %s", where, part, b)
+			}
+		}
+	}
+	for _, path := range []string{"/api/v1/values/read?path=o/mcp/echoer", "/api/v1/values/read?path=w/mcp/echoer", "/api/v1/operations/o/mcp/echoer/echo", "/api/v1/operations"} {
+		r := c.do(t, "GET", path, nil)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", path, r.status, r.body)
+		}
+		leaks(path, r.body)
+	}
+	rec = jobOf(t, c, "o/mcp/echoer/echo", map[string]any{"x": "y"})
+	if rec["status"] != "FAILED" {
+		t.Fatalf("the failing tool: %v", rec)
+	}
+	leaks("the job of a tool whose error is cut", mustJSON(rec))
+}

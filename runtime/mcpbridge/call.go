@@ -57,7 +57,7 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 		return nil, err
 	}
 	if res.IsError {
-		return nil, venue.Errorf(venue.EINVALID, "MCP tool %s on %s failed: %s", m.Remote, name, clipped(text(res.Content), 1000))
+		return nil, venue.Errorf(venue.EINVALID, "MCP tool %s on %s failed: %s", m.Remote, name, clippedHiding(text(res.Content), 1000, bearer))
 	}
 	out := map[string]any{"content": res.Content}
 	if res.Content == nil {

@@ -56,7 +56,7 @@ func (b *Bridge) connect(ctx context.Context, s server) (*mcp.ClientSession, err
 	client := mcp.NewClient(&mcp.Implementation{Name: "venue-mcp-bridge", Version: "0.5.0"}, nil)
 	tr := &mcp.StreamableClientTransport{Endpoint: s.url, MaxRetries: -1, DisableStandaloneSSE: true,
 		HTTPClient: &http.Client{Transport: &policyTransport{out: b.out, bearer: s.bearer}}}
-	ctx, x := withExchange(ctx)
+	ctx, x := withExchange(ctx, s.bearer)
 	sess, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		return nil, b.failure(ctx, s, "open a session", err, x)
@@ -76,7 +76,7 @@ func (b *Bridge) listTools(ctx context.Context, s server) ([]*mcp.Tool, error) {
 	var tools []*mcp.Tool
 	cursor := ""
 	for range maxPages {
-		xctx, x := withExchange(ctx)
+		xctx, x := withExchange(ctx, s.bearer)
 		res, err := sess.ListTools(xctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
 			return nil, b.failure(ctx, s, "list its tools", err, x)
@@ -109,7 +109,7 @@ func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool str
 				return nil, err
 			}
 		}
-		xctx, x := withExchange(ctx)
+		xctx, x := withExchange(ctx, s.bearer)
 		res, err := sess.CallTool(xctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 		var rpcErr *jsonrpc.Error
 		switch {
@@ -177,7 +177,7 @@ func (b *Bridge) failure(ctx context.Context, s server, step string, err error, 
 	case x.garbage() != "":
 		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) answered something that is not MCP JSON-RPC: %s", s.name, s.url, x.garbage())
 	case errors.As(err, &rpcErr):
-		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: JSON-RPC error %d: %s", s.name, s.url, step, rpcErr.Code, clipped(oneLine(rpcErr.Message), 300))
+		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) failed to %s: JSON-RPC error %d: %s", s.name, s.url, step, rpcErr.Code, clippedHiding(oneLine(rpcErr.Message), 300, s.bearer))
 	case status != 0:
 		return venue.Errorf(venue.EUNAVAILABLE, "MCP server %s (%s) refused to %s: HTTP %d: %s", s.name, s.url, step, status, reason)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/gridvenue/venue/runtime"
 )
 
 // exchange records what a bridged server answered over HTTP during one
@@ -23,14 +25,16 @@ type exchange struct {
 	status int    // the status of the last request refused with 4xx or 5xx; 0 if none
 	reason string // the server's words for that refusal, or its status text
 	notMCP string // what was wrong with a 2xx answer that is not MCP JSON-RPC; "" if none
+	secret string // the bearer token sent, hidden in what the server's words give back
 }
 
 type exchangeKey struct{}
 
 // withExchange returns ctx carrying a new exchange, which the transport
-// fills in for every request made with that context.
-func withExchange(ctx context.Context) (context.Context, *exchange) {
-	x := &exchange{}
+// fills in for every request made with that context; secret is the token
+// those requests carry.
+func withExchange(ctx context.Context, secret string) (context.Context, *exchange) {
+	x := &exchange{secret: secret}
 	return context.WithValue(ctx, exchangeKey{}, x), x
 }
 
@@ -63,7 +67,7 @@ func (x *exchange) observe(resp *http.Response) {
 	switch {
 	case resp.StatusCode >= 400:
 		head := peek(resp, maxReason)
-		x.note(func() { x.status, x.reason = resp.StatusCode, reasonOf(resp.StatusCode, ct, head) })
+		x.note(func() { x.status, x.reason = resp.StatusCode, reasonOf(resp.StatusCode, ct, head, x.secret) })
 	case resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusNoContent:
 		// a notification's answer: no body
 	case ct == "application/json":
@@ -74,7 +78,7 @@ func (x *exchange) observe(resp *http.Response) {
 			x.note(func() { x.notMCP = "its JSON answer is not a JSON-RPC 2.0 message" })
 		}
 	case ct != "" && ct != "text/event-stream" && resp.Request != nil && resp.Request.Method == http.MethodPost:
-		x.note(func() { x.notMCP = "it answered with Content-Type " + clipped(ct, 80) })
+		x.note(func() { x.notMCP = "it answered with Content-Type " + clippedHiding(ct, 80, x.secret) })
 	}
 }
 
@@ -131,7 +135,7 @@ func jsonRPC(body []byte) bool {
 // reasonOf is a refusal in the server's words: the message of a JSON-RPC
 // error or of an {"error": "..."} body, the first line of a plain-text
 // body, else the status text (an HTML page says nothing useful in one line).
-func reasonOf(status int, contentType string, body []byte) string {
+func reasonOf(status int, contentType string, body []byte, secret string) string {
 	var msg string
 	switch contentType {
 	case "application/json":
@@ -156,7 +160,29 @@ func reasonOf(status int, contentType string, body []byte) string {
 	if msg == "" {
 		msg = http.StatusText(status)
 	}
-	return clipped(strings.ToValidUTF8(msg, "?"), 200)
+	return clippedHiding(strings.ToValidUTF8(msg, "?"), 200, secret)
+}
+
+// clippedHiding is clipped for a server's words, which may repeat the
+// token sent to it: the token is hidden first, and a cut that leaves the
+// start of it at the end drops that start. The job's masker hides the
+// token later, but only whole: a cut piece of it it would not know.
+func clippedHiding(s string, n int, secret string) string {
+	if secret == "" {
+		return clipped(s, n)
+	}
+	s = strings.ReplaceAll(s, secret, runtime.Hidden)
+	c := clipped(s, n)
+	if c == s {
+		return c
+	}
+	cut := strings.TrimSuffix(c, "…")
+	for k := min(len(secret)-1, len(cut)); k > 0; k-- {
+		if strings.HasSuffix(cut, secret[:k]) {
+			return cut[:len(cut)-k] + "…"
+		}
+	}
+	return c
 }
 
 // clipped shortens s to at most n bytes, at a rune boundary.

@@ -41,7 +41,7 @@ func TestExchange_Observe(t *testing.T) {
 			if tc.contentType != "" {
 				resp.Header.Set("Content-Type", tc.contentType)
 			}
-			x := &exchange{}
+			x := &exchange{secret: "sk-never-echoed"}
 			x.observe(resp)
 			if status, reason := x.refusal(); status != tc.wantStatus || reason != tc.wantReason {
 				t.Errorf("refusal = %d %q, want %d %q", status, reason, tc.wantStatus, tc.wantReason)
@@ -51,6 +51,32 @@ func TestExchange_Observe(t *testing.T) {
 			}
 			if body, _ := io.ReadAll(resp.Body); string(body) != tc.body {
 				t.Errorf("the body left for the SDK is %q, want %q", body, tc.body)
+			}
+		})
+	}
+}
+
+func TestClippedHiding(t *testing.T) {
+	const tok = "sk-LEAK-1234567890"
+	for _, tc := range []struct {
+		name, s string
+		n       int
+		want    string
+	}{
+		{"whole, short", "Bearer " + tok + " refused", 100, "Bearer HIDDEN refused"},
+		{"whole, cut after it", "Bearer " + tok + strings.Repeat("x", 50), 20, "Bearer HIDDENxxxxxxx…"},
+		{"hidden before the cut", strings.Repeat("P", 10) + "Bearer " + tok + strings.Repeat("xyz", 20), 24, "PPPPPPPPPPBearer HIDDENx…"},
+		{"cut after its first byte", strings.Repeat("P", 9) + "s" + "k-LEAK", 10, "PPPPPPPPP…"},
+		{"a cut that only looks like its start", strings.Repeat("P", 8) + "sx" + tok, 10, "PPPPPPPPsx…"},
+		{"no secret", "plain " + tok, 100, "plain " + tok},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			secret := tok
+			if tc.name == "no secret" {
+				secret = ""
+			}
+			if got := clippedHiding(tc.s, tc.n, secret); got != tc.want {
+				t.Fatalf("clippedHiding(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 			}
 		})
 	}

@@ -150,6 +150,12 @@ func (b *Bridge) sync(ctx context.Context, p *place, r *record, s server, warnin
 	named := map[string]bool{} // tool names on /mcp, which must be unique too
 	r.Tools = nil
 	for _, t := range tools {
+		if s.bearer != "" && strings.Contains(strings.ToLower(t.Name), strings.ToLower(s.bearer)) {
+			// Its name becomes a path, a tool name and a list entry,
+			// none of which the masker reaches in every form.
+			out.Warnings = append(out.Warnings, "skipped a tool whose name holds the bridge's token")
+			continue
+		}
 		seg := segment(t.Name)
 		if _, dup := metas[seg]; dup || t.Name == "" || named[toolName(r.Name, seg)] {
 			out.Warnings = append(out.Warnings, fmt.Sprintf("skipped tool %q: its name clashes with another tool's", clip(t.Name)))
@@ -160,7 +166,10 @@ func (b *Bridge) sync(ctx context.Context, p *place, r *record, s server, warnin
 		if warn != "" {
 			out.Warnings = append(out.Warnings, warn)
 		}
-		metas[seg] = meta
+		// A server may repeat the token in a description or a schema:
+		// what is saved is read by every caller of the bridge, and by
+		// every caller of the venue for scope venue.
+		metas[seg] = p.mask(meta)
 		r.Tools = append(r.Tools, seg)
 		out.Tools = append(out.Tools, toolName(r.Name, seg))
 		out.Ops = append(out.Ops, p.ref(r.Name, seg))

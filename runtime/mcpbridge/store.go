@@ -57,6 +57,7 @@ type place struct {
 	ctx   context.Context // carries the identity that owns the bridges
 	owner string          // its DID
 	e     *runtime.Engine
+	mask  func(json.RawMessage) json.RawMessage // hides the job's secrets in what is saved
 }
 
 // placeOf returns scope's place for the job's caller. Scope "venue" needs
@@ -65,12 +66,12 @@ func placeOf(ctx context.Context, env *runtime.Env, scope string) (*place, error
 	e := env.Engine()
 	switch scope {
 	case "", ScopeUser:
-		return &place{scope: ScopeUser, ctx: env.Context(ctx), owner: env.Caller().DID, e: e}, nil
+		return &place{scope: ScopeUser, ctx: env.Context(ctx), owner: env.Caller().DID, e: e, mask: env.MaskJSON}, nil
 	case ScopeVenue:
 		if err := e.Authorize(env.Context(ctx), e.Identity().DID, AbilityManage); err != nil {
 			return nil, err
 		}
-		return &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), owner: e.Identity().DID, e: e}, nil
+		return &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), owner: e.Identity().DID, e: e, mask: env.MaskJSON}, nil
 	}
 	return nil, venue.Errorf(venue.EINVALID, "'scope' must be \"user\" or \"venue\", got %q", clip(scope))
 }
