@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"strings"
@@ -74,7 +75,7 @@ func checkModuleType(op *venue.Operation, meta []byte, id venue.AssetID) error {
 	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || json.Unmarshal(meta, &m) != nil {
 		return nil
 	}
-	if _, err := contentOf(meta, id); err == errNoContent {
+	if _, err := contentOf(meta, id); errors.Is(err, errNoContent) {
 		return venue.Errorf(venue.EINVALID, "Operation of adapter %s runs a WebAssembly module: its metadata needs content, with content.sha256 of the module, as {\"contentType\": \"application/wasm\", \"sha256\": \"<64 hex digits>\"}", op.Adapter)
 	} else if err != nil {
 		return err

@@ -127,6 +127,9 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 			return nil, err
 		}
 	}
+	if err := checkConfig(p.Config); err != nil {
+		return nil, err
+	}
 	status := ""
 	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
@@ -136,9 +139,6 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 			// The run commits the state its transition made from the one
 			// it started with, which would drop this one unannounced.
 			return nil, runningRefusal(p.AgentID, r.Status)
-		}
-		if err := checkConfig(p.Config); err != nil {
-			return nil, err
 		}
 		if caps != nil {
 			r.Caps = caps

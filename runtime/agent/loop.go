@@ -91,7 +91,13 @@ func (a *Agents) busy(owner, id string, r *record) bool {
 	a.mu.Lock()
 	here := a.runs[runKey(owner, id)]
 	a.mu.Unlock()
-	return here != nil || (!a.cfg.SingleNode && a.ms()-r.Lease <= a.cfg.LeaseTimeout.Milliseconds())
+	return here != nil || a.othersMayRun(r)
+}
+
+// othersMayRun reports whether r's lease may be another node's run: on a
+// shared store, until the lease is LeaseTimeout old.
+func (a *Agents) othersMayRun(r *record) bool {
+	return !a.cfg.SingleNode && a.ms()-r.Lease <= a.cfg.LeaseTimeout.Milliseconds()
 }
 
 // claim moves the agent from SLEEPING (or a stale RUNNING) to RUNNING and
@@ -103,7 +109,7 @@ func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, forc
 		if r == nil {
 			return nil, nil
 		}
-		stale := r.Status == Running && (a.cfg.SingleNode || a.ms()-r.Lease > a.cfg.LeaseTimeout.Milliseconds())
+		stale := r.Status == Running && !a.othersMayRun(r)
 		if (r.Status != Sleeping && !stale) || (!force && !r.hasWork()) {
 			return nil, nil
 		}
