@@ -41,6 +41,9 @@ type job struct {
 	gone      bool // moved is closed
 	closed    bool // done is closed
 	uncounted bool // unfinished no longer counts j
+	// leftOpen is set when the shutdown stopped the execution of an
+	// Outliver's job, which then stays open for the Outliver to Settle.
+	leftOpen bool
 	// messaged is set once a message may have been queued for the job:
 	// what it leaves untaken is dropped when it ends.
 	messaged atomic.Bool

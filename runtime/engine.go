@@ -126,8 +126,11 @@ type Engine struct {
 	held       *heldJobs    // the same jobs by caller, bounded
 	executing  atomic.Int64 // executions under way, waiting for a worker included
 	started    time.Time
-	life       context.Context // ends when the engine closes
+	life       context.Context // ends when the engine starts closing
 	stop       context.CancelFunc
+	closed     chan struct{} // closed once Close has written out every record
+	closeOnce  sync.Once
+	stopOnce   sync.Once
 	http       *outbound.Client
 	counts     *recounts // what /status counts, reused for a while
 }
@@ -171,7 +174,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		e.finished.init(finishedMaxSize)
 	}
 	bg, stop := context.WithCancel(context.Background())
-	e.life, e.stop = bg, stop
+	e.life, e.stop, e.closed = bg, stop, make(chan struct{})
 	e.counts = newRecounts(bg, e.now, recountKeys)
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
 	e.held = newHeldJobs(held{cfg.MaxJobs, cfg.MaxJobBytes}, held{cfg.MaxCallerJobs, cfg.MaxCallerBytes})
@@ -207,14 +210,23 @@ const (
 // workers): each holds a stack grown by the jobs it ran.
 const maxIdleWorkers = 64
 
-// Close stops accepting work, stops the jobs running here and records how
-// they ended, then writes out every record still buffered. It does not
-// close the store.
+// Stop stops accepting work, stops the jobs running here and records how
+// they ended. Records written after it (an Outliver settling what the
+// shutdown left open) still reach the store, until Close.
+func (e *Engine) Stop() {
+	e.stopOnce.Do(func() {
+		e.stop()
+		e.jobs.cancelAll()
+		e.settleAtShutdown(shutdownGrace)
+	})
+}
+
+// Close stops the engine if Stop has not, then writes out every record
+// still buffered. It does not close the store.
 func (e *Engine) Close() error {
-	e.stop()
-	e.jobs.cancelAll()
-	e.settleAtShutdown(shutdownGrace)
+	e.Stop()
 	err := e.writer.close()
+	e.closeOnce.Do(func() { close(e.closed) }) // every end is published: watchers may finish
 	e.drops.Wait()
 	e.background.Wait()
 	return err

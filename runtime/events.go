@@ -80,7 +80,8 @@ func (h *hub) publish(j *venue.Job) {
 
 // Watch streams the caller's job: first its current record, then every
 // change, ending after a terminal record. The channel also closes when ctx
-// ends or the stream falls too far behind. Returns ENOTFOUND if the caller
+// ends, the stream falls too far behind, or the engine has closed (after
+// the ends it recorded as it closed). Returns ENOTFOUND if the caller
 // has no such job.
 func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, error) {
 	ch := e.hub.subscribe(id)
@@ -93,24 +94,27 @@ func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, 
 	go func() {
 		defer close(out)
 		defer e.hub.unsubscribe(id, ch)
-		last := cur
+		w := watch{ctx: ctx, out: out, last: cur}
 		if !send(ctx, out, cur) || cur.Status.Terminal() {
 			return
 		}
 		for {
 			select {
 			case j, ok := <-ch:
-				if !ok {
+				if !ok || !w.pass(j) {
 					return
 				}
-				// A version sent already is sent again only as another
-				// node's record of it, which the store kept instead of
-				// this node's (a cancel there as the job started here).
-				if j.Version < last.Version || (j.Version == last.Version && j.Status == last.Status) {
-					continue
-				}
-				last = j
-				if !send(ctx, out, j) || j.Status.Terminal() {
+			case <-e.closed:
+				// Close published every end before this, synchronously:
+				// what is queued is all there will be.
+				for {
+					select {
+					case j, ok := <-ch:
+						if ok && w.pass(j) {
+							continue
+						}
+					default:
+					}
 					return
 				}
 			case <-ctx.Done():
@@ -119,6 +123,25 @@ func (e *Engine) Watch(ctx context.Context, id venue.JobID) (<-chan *venue.Job, 
 		}
 	}()
 	return out, nil
+}
+
+// watch is one Watch stream's sending side.
+type watch struct {
+	ctx  context.Context
+	out  chan<- *venue.Job
+	last *venue.Job
+}
+
+// pass sends j on unless it was sent already, and reports whether the
+// stream goes on. A version sent already is sent again only as another
+// node's record of it, which the store kept instead of this node's (a
+// cancel there as the job started here).
+func (w *watch) pass(j *venue.Job) bool {
+	if j.Version < w.last.Version || (j.Version == w.last.Version && j.Status == w.last.Status) {
+		return true
+	}
+	w.last = j
+	return send(w.ctx, w.out, j) && !j.Status.Terminal()
 }
 
 // settledJob is Job, except that an end this node reached and has not yet

@@ -89,8 +89,13 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 	if st := j.rec.Status; st.Terminal() || st == venue.StatusPaused {
 		return
 	}
-	if context.Cause(ctx) == errShutdown && e.outlives(j.op) {
-		return // open in the store for its Outliver to settle after the restart
+	if context.Cause(ctx) == errShutdown && (errors.Is(err, errShutdown) || errors.Is(err, context.Canceled)) && e.outlives(j.op) {
+		// Stopped by the shutdown: open in the store for its Outliver to
+		// settle, here as the venue stops or after the restart. An outcome
+		// it returned (it may have been resolved as the venue stopped) is
+		// recorded.
+		j.leftOpen = true
+		return
 	}
 	if err == nil {
 		out, err = e.checkOutput(out)

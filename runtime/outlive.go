@@ -45,7 +45,7 @@ func (e *Engine) Settle(ctx context.Context, id venue.JobID, status venue.JobSta
 		return false, err
 	}
 	rec, j, err := e.lookup(ctx, c, id)
-	if err != nil || j != nil || rec.Status.Terminal() {
+	if err != nil || rec.Status.Terminal() {
 		return false, err
 	}
 	if status == venue.StatusComplete {
@@ -55,10 +55,30 @@ func (e *Engine) Settle(ctx context.Context, id venue.JobID, status venue.JobSta
 	} else {
 		output = nil
 	}
-	_, lost, err := e.commandStored(ctx, rec, func(*venue.Job) (venue.JobStatus, error) { return status, nil },
-		func(n *venue.Job) { n.Output, n.Error = output, msg })
+	edit := func(n *venue.Job) { n.Output, n.Error = output, msg }
+	if j != nil {
+		return e.settleHeld(j, status, edit)
+	}
+	_, lost, err := e.commandStored(ctx, rec, func(*venue.Job) (venue.JobStatus, error) { return status, nil }, edit)
 	if lost {
 		return false, nil // another node ended or changed it first
 	}
 	return err == nil, err
+}
+
+// settleHeld ends a job held here whose execution the shutdown stopped and
+// left to its Outliver: an agent's run that resolves the task as the venue
+// stops would otherwise find nobody to end its job, and the task, gone
+// from the agent's record, would keep it open for good. A job an execution
+// here still holds ends itself.
+func (e *Engine) settleHeld(j *job, status venue.JobStatus, edit func(*venue.Job)) (bool, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.leftOpen || j.rec.Status.Terminal() {
+		return false, nil
+	}
+	if _, err := e.transit(j, status, edit); err != nil {
+		return false, err
+	}
+	return true, nil
 }

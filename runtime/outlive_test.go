@@ -73,3 +73,29 @@ func TestEngine_OutliverJobsStayOpen(t *testing.T) {
 		t.Fatal("a terminal job was settled again")
 	}
 }
+
+// TestEngine_OutliverSettlesAsTheVenueStops: a job whose execution the
+// shutdown stopped is the Outliver's to settle from then on, on this node
+// too, until Close: an agent's run that resolved its task as the venue
+// stopped ends the task's job then, since after the restart the task is no
+// longer in the agent's record to be taken up.
+func TestEngine_OutliverSettlesAsTheVenueStops(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "venue.db")
+	alice := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:alice"})
+	e, stop := holdEngine(t, path)
+	rec, err := e.Invoke(alice, runtime.InvokeRequest{Operation: "v/ops/hold/wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // it runs
+	e.Stop()
+	if settled, err := e.Settle(alice, rec.ID, venue.StatusComplete, json.RawMessage(`{"as": "stopping"}`), ""); !settled || err != nil {
+		t.Fatalf("settle after Stop: %v %v", settled, err)
+	}
+	stop()
+	e, _ = holdEngine(t, path)
+	got, err := e.Job(alice, rec.ID)
+	if err != nil || got.Status != venue.StatusComplete || string(got.Output) != `{"as":"stopping"}` {
+		t.Fatalf("after the restart: %+v %v", got, err)
+	}
+}

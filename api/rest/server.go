@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -50,6 +51,7 @@ type Server struct {
 	bridged     Bridged       // nil: the catalog only (operations.go)
 	closing     chan struct{} // closed by EndStreams
 	endOnce     sync.Once
+	streaming   atomic.Int64 // job event streams open
 }
 
 // New builds the handler for engine e.
@@ -89,10 +91,17 @@ func New(e *runtime.Engine, opts Options) (*Server, error) {
 // serves it behind Guard, which references with slashes need.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
 
-// EndStreams ends every job event stream, now and from now on: the venue
-// calls it as it shuts down, since a stream would otherwise hold its
-// connection open until the job ends.
-func (s *Server) EndStreams() { s.endOnce.Do(func() { close(s.closing) }) }
+// EndStreams ends every job event stream, now and from now on, and waits
+// up to grace for the open ones to send their last events: the venue calls
+// it as it shuts down, after its engine has recorded how the jobs ended and
+// before it cancels the requests, since a stream would otherwise hold its
+// connection open until the job ends, or be cut before its job's end.
+func (s *Server) EndStreams(grace time.Duration) {
+	s.endOnce.Do(func() { close(s.closing) })
+	for deadline := time.Now().Add(grace); s.streaming.Load() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+}
 
 // API returns the Huma API, for tests and the spec command.
 func (s *Server) API() huma.API { return s.api }

@@ -61,6 +61,8 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	s.streaming.Add(1)
+	defer s.streaming.Add(-1)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -82,24 +84,33 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 			buf = append(buf[:0], ": keep-alive\n\n"...)
 		case <-s.closing:
 			// The venue is shutting down, and has recorded how its jobs
-			// ended: what is queued goes out, then clients poll or reconnect.
-			for buf = buf[:0]; ; {
-				select {
-				case j, ok := <-events:
-					if ok {
-						buf = appendEvent(buf, j)
-						continue
-					}
-				default:
-				}
-				break
-			}
-			w.Write(buf)
+			// ended: the engine ends the stream after those ends, which go
+			// out; then clients poll or reconnect.
+			w.Write(drainEvents(buf[:0], events, time.After(closingDrain)))
 			rc.Flush()
 			return
 		}
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
+		}
+	}
+}
+
+// closingDrain bounds how long a stream waits, as the venue shuts down, for
+// the engine to end it; an engine that closed ends it at once.
+const closingDrain = time.Second
+
+// drainEvents appends the events left until the stream ends or giveUp.
+func drainEvents(buf []byte, events <-chan *venue.Job, giveUp <-chan time.Time) []byte {
+	for {
+		select {
+		case j, ok := <-events:
+			if !ok {
+				return buf
+			}
+			buf = appendEvent(buf, j)
+		case <-giveUp:
+			return buf
 		}
 	}
 }

@@ -212,6 +212,7 @@ func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 // after shutdownTimeout are closed.
 const (
 	drainGrace      = 2 * time.Second
+	streamsGrace    = 2 * time.Second // for job event streams to send their jobs' ends
 	shutdownTimeout = 10 * time.Second
 )
 
@@ -240,16 +241,22 @@ func (m *Main) Close() error {
 		m.agents.Close() // before the engine stops the runs' transitions
 	}
 	if m.engine != nil {
+		m.engine.Stop()
+	}
+	if m.agents != nil {
+		// The runs the engine stopped record it, and a run that resolved
+		// its task as the venue stopped ends the task's job, while the
+		// engine still writes.
+		m.agents.Drain(5 * time.Second)
+	}
+	if m.engine != nil {
 		errs = append(errs, m.engine.Close())
 	}
 	if m.rest != nil {
-		m.rest.EndStreams()
+		m.rest.EndStreams(streamsGrace)
 	}
 	if m.cancelRequests != nil {
 		m.cancelRequests()
-	}
-	if m.agents != nil {
-		m.agents.Drain(5 * time.Second) // the runs the engine stopped record it, in the store still open
 	}
 	if served != nil {
 		errs = append(errs, <-served)

@@ -189,14 +189,17 @@ func (a *Agents) endChats(key string, spareInFlight bool, err error) {
 func (a *Agents) endTask(ctx context.Context, eng *runtime.Engine, owner, id, job string, o outcome) {
 	a.mu.Lock()
 	ch := a.waiters[taskKey(owner, id, job)]
-	a.mu.Unlock()
 	if ch != nil {
+		// Sent under the lock, so the waiter, which leaves under it,
+		// either takes this or is gone and the job is settled below.
 		select {
 		case ch <- o:
 		default:
 		}
+		a.mu.Unlock()
 		return
 	}
+	a.mu.Unlock()
 	jid, err := venue.ParseJobID(job)
 	if err != nil {
 		return

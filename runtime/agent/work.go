@@ -185,7 +185,7 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	return a.awaitTask(ctx, octx, eng, p.AgentID, id, ch)
+	return a.awaitTask(ctx, octx, eng, p.AgentID, id, key, ch)
 }
 
 // taskInput reads and checks the task job's input (as agent:request does,
@@ -241,7 +241,7 @@ const taskPoll = 200 * time.Millisecond
 // (several venues on one Postgres) can only leave it in the record: the
 // task gone from tasks, its result in a timeline entry. So the record is
 // read every taskPoll too.
-func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agentID, id string, ch chan outcome) (json.RawMessage, error) {
+func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agentID, id, key string, ch chan outcome) (json.RawMessage, error) {
 	tick := time.NewTicker(taskPoll)
 	defer tick.Stop()
 	for {
@@ -249,6 +249,16 @@ func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agent
 		case o := <-ch:
 			return o.output, o.err
 		case <-ctx.Done():
+			// An outcome sent before the waiter is gone is taken; after,
+			// endTask settles the job itself (see endTask).
+			a.mu.Lock()
+			delete(a.waiters, key)
+			a.mu.Unlock()
+			select {
+			case o := <-ch:
+				return o.output, o.err
+			default:
+			}
 			return nil, context.Cause(ctx)
 		case <-tick.C:
 			if o, ok := resolvedInRecord(octx, eng, agentID, id); ok {
