@@ -122,6 +122,16 @@ func TestAgents_LLMFailures(t *testing.T) {
 			t.Fatalf("result %d %s", r.status, r.body)
 		}
 	})
+	t.Run("a key pasted as apiKeySecret is refused and never repeated", func(t *testing.T) {
+		const pasted = "sk-proj-Pasted0123456789abcdefXYZ"
+		job := invokeJob(t, c, `{"operation": "v/ops/llm/chat", "wait": true, "input": {"baseUrl": "`+base+`", "model": "m1",
+			"apiKeySecret": "`+pasted+`", "messages": [{"role": "user", "content": "hi"}]}}`)
+		r := c.do(t, "GET", "/api/v1/jobs/"+job.ID, "")
+		if job.Status != "FAILED" || !strings.Contains(job.Error, "looks like an API key itself") ||
+			strings.Contains(string(r.body), "Pasted0123") || !strings.Contains(string(r.body), `"apiKeySecret":"HIDDEN"`) {
+			t.Fatalf("job %+v, record %s", job, r.body)
+		}
+	})
 	t.Run("a provider refusing the key suspends the agent", func(t *testing.T) {
 		c.do(t, "PUT", "/api/v1/secrets/WRONG_KEY", `"sk-wrong"`)
 		c.out(t, "v/ops/agent/create", `{"agentId": "f3", "config": `+cfg+`, "apiKeySecret": "WRONG_KEY"}}`)
