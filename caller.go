@@ -92,6 +92,16 @@ func (c Caller) GrantedUntil(with, can string) (time.Time, bool) {
 	return until, found
 }
 
+// WithoutGrants returns c holding only what it holds by itself, still
+// confined to its bound: what no UCAN proved to it.
+func (c Caller) WithoutGrants() Caller {
+	if c.Authority == nil {
+		return c
+	}
+	c.Authority = &Authority{Bound: c.Bound()}
+	return c
+}
+
 func (c Caller) until() []time.Time {
 	if c.Authority == nil {
 		return nil

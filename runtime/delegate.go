@@ -37,7 +37,7 @@ func (e *Engine) IssueUCAN(ctx context.Context, aud string, att []venue.Capabili
 	}
 	grants := make([]venue.Capability, len(att))
 	for i, g := range att {
-		if grants[i], err = e.vouch(ctx, c, g); err != nil {
+		if grants[i], err = e.vouch(ctx, c, g, exp); err != nil {
 			return "", err
 		}
 	}
@@ -61,9 +61,9 @@ func (e *Engine) checkDelegation(aud string, att []venue.Capability, exp time.Ti
 }
 
 // vouch returns g, qualified by the caller's DID if it names none, if the
-// venue may sign it for caller c: on the namespace of c, a user of this
-// venue, or on the venue's own resources, and held by c.
-func (e *Engine) vouch(ctx context.Context, c venue.Caller, g venue.Capability) (venue.Capability, error) {
+// venue may sign it for caller c until exp: on the namespace of c, a user
+// of this venue, or on the venue's own resources, and held by c until then.
+func (e *Engine) vouch(ctx context.Context, c venue.Caller, g venue.Capability, exp time.Time) (venue.Capability, error) {
 	if g.Can == "" || g.With == "" || len(g.With) > 1024 || len(g.Can) > 128 {
 		return g, venue.Errorf(venue.EINVALID, "each grant must name a resource 'with' and an ability 'can'")
 	}
@@ -78,6 +78,15 @@ func (e *Engine) vouch(ctx context.Context, c venue.Caller, g venue.Capability) 
 	}
 	if err := e.Authorize(venue.WithCaller(ctx, c), g.With, g.Can); err != nil {
 		return g, err
+	}
+	// A grant held through a UCAN is passed on no longer than it lasts:
+	// the venue's signature roots the new chain, so nothing else would
+	// end it, and a two-minute grant would become a year's.
+	if !e.allowed(c.WithoutGrants(), g.With, g.Can) {
+		if until, ok := c.GrantedUntil(g.With, g.Can); ok && !until.IsZero() && exp.After(until) {
+			return g, venue.Errorf(venue.EFORBIDDEN, "exp must not be later than the grant of %s on %s you hold, which expires at %s (%d)",
+				g.Can, g.With, until.UTC().Format(time.RFC3339), until.Unix())
+		}
 	}
 	return g, nil
 }

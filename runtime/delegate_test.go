@@ -21,7 +21,10 @@ func TestEngine_IssueUCAN(t *testing.T) {
 	admin := venue.WithCaller(bg, venue.Caller{DID: "did:key:admin"})
 	anon := venue.WithCaller(bg, h.PublicCaller())
 	agent := venue.WithCaller(bg, venue.Caller{DID: carolDID}.Bounded([]venue.Capability{{With: carolDID + "/w/public", Can: "crud/read"}}))
-	hour := time.Now().Add(time.Hour)
+	hour, soon := time.Now().Add(time.Hour), time.Now().Add(2*time.Minute)
+	manage := []venue.Capability{{With: id.DID, Can: venue.AbilityMCPManage}}
+	// bob holds mcp/manage through an admin's UCAN lasting three minutes
+	granted := venue.WithCaller(bg, venue.Caller{DID: "did:key:bob"}.WithGrantsUntil(time.Now().Add(3*time.Minute), manage...))
 	read := func(with string) []venue.Capability { return []venue.Capability{{With: with, Can: venue.AbilityRead}} }
 	for _, tc := range []struct {
 		name string
@@ -45,6 +48,9 @@ func TestEngine_IssueUCAN(t *testing.T) {
 		{"no grants", carol, "did:key:bob", nil, hour, venue.EINVALID, venue.Capability{}},
 		{"a grant without an ability", carol, "did:key:bob", []venue.Capability{{With: "w/notes"}}, hour, venue.EINVALID, venue.Capability{}},
 		{"already expired", carol, "did:key:bob", read("w/notes"), time.Now().Add(-time.Minute), venue.EINVALID, venue.Capability{}},
+		{"a grant held through a UCAN, passed on for as long", granted, "did:key:dave", manage, soon, "", venue.Capability{With: id.DID, Can: venue.AbilityMCPManage}},
+		{"a grant held through a UCAN, passed on for longer", granted, "did:key:dave", manage, hour, venue.EFORBIDDEN, venue.Capability{}},
+		{"an admin's own ability, for as long as asked", admin, "did:key:dave", manage, time.Now().Add(runtime.MaxDelegation / 2), "", venue.Capability{With: id.DID, Can: venue.AbilityMCPManage}},
 		{"lasting too long", carol, "did:key:bob", read("w/notes"), time.Now().Add(2 * runtime.MaxDelegation), venue.EINVALID, venue.Capability{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

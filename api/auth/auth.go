@@ -70,12 +70,29 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 		if a.providers[p.Name] != nil {
 			return nil, venue.Errorf(venue.EINVALID, "OAuth provider %q is configured twice", p.Name)
 		}
+		if err := a.prefixFree(p.Name); err != nil {
+			return nil, err
+		}
 		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
 	}
 	if opts.Anonymous != "" {
 		a.log.Info("anonymous access", "allows", opts.Anonymous, "why", opts.AnonymousWhy)
 	}
 	return a, nil
+}
+
+// prefixFree refuses a provider name that is another's followed by '-', or
+// the start of another's: user ids are <provider>-<subject>, so provider
+// corp with subject dev-x and provider corp-dev with subject x would be the
+// same user.
+func (a *Auth) prefixFree(name string) error {
+	for q := range a.providers {
+		if strings.HasPrefix(name, q+"-") || strings.HasPrefix(q, name+"-") {
+			return venue.Errorf(venue.EINVALID, "OAuth providers %q and %q: one name is the other's followed by '-', so their users' ids could meet "+
+				"(%s-<subject> of one is a subject of the other); rename one", min(q, name), max(q, name), min(q, name))
+		}
+	}
+	return nil
 }
 
 // Close stops refreshing providers' keys.
@@ -140,15 +157,34 @@ func bearer(r *http.Request) (string, error) {
 	if h == "" {
 		return "", nil
 	}
-	scheme, tok, _ := strings.Cut(h, " ")
+	scheme, tok := h, ""
+	if i := strings.IndexAny(h, " \t"); i >= 0 {
+		scheme, tok = h[:i], h[i+1:]
+	}
 	if !strings.EqualFold(scheme, "Bearer") {
-		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization scheme %q is not supported: send Authorization: Bearer <token>", clip(scheme))
+		if !knownScheme(scheme) {
+			// Not repeated: a key sent as the whole header (sk-...) is
+			// what such a "scheme" most often is.
+			return "", venue.Errorf(venue.EUNAUTHORIZED, "The Authorization header does not start with a scheme this venue supports: send Authorization: Bearer <token>")
+		}
+		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization scheme %q is not supported: send Authorization: Bearer <token>", scheme)
 	}
 	tok = strings.TrimSpace(tok)
 	if tok == "" {
 		return "", venue.Errorf(venue.EUNAUTHORIZED, "Authorization: Bearer has no token after it")
 	}
 	return tok, nil
+}
+
+// knownScheme reports whether s is an HTTP authentication scheme a client
+// may send (IANA's registry and common others), which a refusal may name.
+func knownScheme(s string) bool {
+	for _, k := range []string{"Basic", "Digest", "Negotiate", "NTLM", "DPoP", "HOBA", "Mutual", "OAuth", "Token", "ApiKey", "Key", "SCRAM-SHA-256", "AWS4-HMAC-SHA256"} {
+		if strings.EqualFold(s, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // guarded reports whether a path needs an identity; documentation,

@@ -109,7 +109,9 @@ func TestAuth_Authenticate(t *testing.T) {
 		{"alg none", "Bearer eyJhbGciOiJub25lIn0.eyJpc3MiOiJkaWQ6a2V5OnoifQ.", "", `a token with alg "none" from issuer "did:key:z" is not one this venue accepts`},
 		{"malformed", "Bearer not-a-jwt", "", "not a JWT"},
 		{"empty bearer", "Bearer ", "", "no token"},
-		{"basic auth", "Basic dXNlcjpwYXNz", "", "not supported"},
+		{"basic auth", "Basic dXNlcjpwYXNz", "", `scheme "Basic" is not supported`},
+		{"a key as the whole header is not repeated", "sk-live-THISISMYSECRETKEY1234567890abcdef", "", "does not start with a scheme this venue supports"},
+		{"bearer and a tab", "Bearer\t" + good, did, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("GET", "/api/v1/status", nil)
@@ -281,5 +283,36 @@ func TestAuth_OpenRoutesIgnoreTokens(t *testing.T) {
 	r.Header.Set("Authorization", "Bearer stale")
 	if c, err := a.Authenticate(r); err != nil || !c.Anonymous {
 		t.Fatalf("%+v %v", c, err)
+	}
+}
+
+// TestAuth_UserIDs: no two (provider, subject) pairs name the same user:
+// a subject shaped like the hash of another is hashed too, and provider
+// names that run into each other are refused.
+func TestAuth_UserIDs(t *testing.T) {
+	corp := &provider{Provider: Provider{Name: "corp", Issuer: "https://idp.example"}}
+	hashed := corp.userID("alice@example.com")
+	forged := strings.TrimPrefix(hashed, "corp-")
+	for _, tc := range []struct {
+		name, sub, want string
+	}{
+		{"a plain subject is kept", "alice", "corp-alice"},
+		{"a numeric subject is kept", "108234567890123456789", "corp-108234567890123456789"},
+		{"a subject a DID path cannot hold is hashed", "alice@example.com", hashed},
+		{"a subject shaped like that hash is hashed too", forged, corp.userID(forged)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := corp.userID(tc.sub); got != tc.want {
+				t.Fatalf("userID(%q) = %q, want %q", tc.sub, got, tc.want)
+			}
+		})
+	}
+	if corp.userID(forged) == hashed {
+		t.Fatalf("subject %q is alice@example.com's user %s", forged, hashed)
+	}
+	_, err := New(mustAuth(t, Options{}).e, Options{Providers: []Provider{
+		{Name: "corp", Issuer: "https://a.example", ClientID: "x"}, {Name: "corp-dev", Issuer: "https://b.example", ClientID: "y"}}})
+	if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), `"corp" and "corp-dev"`) {
+		t.Fatalf("providers corp and corp-dev: %v", err)
 	}
 }

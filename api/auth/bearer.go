@@ -219,13 +219,19 @@ func reason(err error) string {
 	return clip(msg)
 }
 
-var plainID = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,48}$`)
+var (
+	plainID    = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,48}$`)
+	hashShaped = regexp.MustCompile(`^[0-9a-f]{24}$`)
+)
 
 // userID names a provider's user as a venue user id: the provider's name
 // and the subject, or a hash of the subject when it has characters a DID
-// path cannot hold.
+// path cannot hold. A subject shaped like such a hash (24 hex digits) is
+// hashed too: otherwise a user who could choose it at the provider would be
+// the user whose subject hashes to it. Provider names never run into each
+// other (Auth.prefixFree), so no two (provider, subject) pairs meet.
 func (p *provider) userID(sub string) string {
-	if plainID.MatchString(sub) {
+	if plainID.MatchString(sub) && !hashShaped.MatchString(sub) {
 		return p.Name + "-" + sub
 	}
 	h := sha256.Sum256([]byte(p.Issuer + "\x00" + sub))
