@@ -30,6 +30,9 @@ type Verifier struct {
 	// (v/ops/ucan/issue) only what they hold. Empty: no DID is rooted by
 	// anyone but itself.
 	Venue string
+	// Public is the venue's anonymous identity, a DID under Venue+":u:"
+	// that is nobody's: the venue's signature roots no grant on it.
+	Public string
 }
 
 // Token is a verified UCAN.
@@ -121,7 +124,7 @@ func (v *Verifier) proofs(c *Claims, depth int, budget *int) (*link, []*Claims, 
 // much.
 func (v *Verifier) proven(g venue.Capability, issuer string, proofs []*Claims) bool {
 	owner := venue.Owner(g.With)
-	if owner == issuer || v.Venue != "" && issuer == v.Venue && strings.HasPrefix(owner, v.Venue+":u:") {
+	if owner == issuer || v.Venue != "" && issuer == v.Venue && strings.HasPrefix(owner, v.Venue+":u:") && owner != v.Public {
 		return true
 	}
 	for _, p := range proofs {

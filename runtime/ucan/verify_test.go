@@ -89,7 +89,7 @@ func TestVerifier_VenueRoots(t *testing.T) {
 	const venueDID = "did:web:venue.example"
 	user := venueDID + ":u:google-123"
 	hour := time.Now().Add(time.Hour)
-	v := &Verifier{Venue: venueDID, Key: func(did string) (ed25519.PublicKey, error) {
+	v := &Verifier{Venue: venueDID, Public: venueDID + ":u:public", Key: func(did string) (ed25519.PublicKey, error) {
 		if did != venueDID {
 			return nil, venue.Errorf(venue.EFORBIDDEN, "unknown issuer")
 		}
@@ -115,6 +115,7 @@ func TestVerifier_VenueRoots(t *testing.T) {
 		{"a did:key's namespace", byVenue(venueKey.key, bob.did, venue.Capability{With: carol.did + "/w", Can: "crud/read"}), bob.did, "widened capability"},
 		{"another venue's user", byVenue(venueKey.key, bob.did, venue.Capability{With: "did:web:other.example:u:x/w", Can: "crud/read"}), bob.did, "widened capability"},
 		{"a DID that only starts like the venue's", byVenue(venueKey.key, bob.did, venue.Capability{With: venueDID + "evil:u:x/w", Can: "crud/read"}), bob.did, "widened capability"},
+		{"the anonymous identity's namespace", byVenue(venueKey.key, bob.did, venue.Capability{With: venueDID + ":u:public/w", Can: "crud/read"}), bob.did, "widened capability"},
 		{"the venue's DID signed by another key", byVenue(carol.key, bob.did, userNotes), bob.did, "signature"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
