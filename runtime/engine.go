@@ -247,9 +247,16 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 	for e.executing.Load() > 0 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
+	failed := 0
+	defer func() {
+		if failed > 0 {
+			e.log.Info("failed the jobs still queued or running at shutdown", "count", failed)
+		}
+	}()
 	for _, j := range e.jobs.list() {
 		j.mu.Lock()
 		if !j.settled(e) {
+			failed++
 			msg := "The venue shut down while the job was running"
 			if j.rec.Status == venue.StatusPending {
 				msg = "The venue shut down before the job started"

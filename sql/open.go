@@ -82,8 +82,8 @@ type Store struct {
 
 // Open opens the store named by dsn and brings its schema up to date.
 // dsn "" is SQLite in a fresh temporary directory that Close removes; a
-// postgres:// or postgresql:// URL, or a key=value DSN naming host= or
-// dbname=, is Postgres; anything else is the path of a durable SQLite file
+// postgres:// or postgresql:// URL, or a key=value DSN (IsPostgresDSN), is
+// Postgres; anything else is the path of a durable SQLite file
 // (a "file:" prefix is allowed), whose directory is created if missing.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, maxAssets: opts.MaxUserAssetsBytes, done: make(chan struct{}), peers: newPeers()}
@@ -98,7 +98,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	switch {
 	case dsn == "":
 		err = s.openTemp(ctx)
-	case isPostgresDSN(dsn):
+	case IsPostgresDSN(dsn):
 		err = s.openPostgres(ctx, dsn)
 	case strings.Contains(dsn, "://") && !strings.HasPrefix(dsn, "file:"):
 		// A mistyped postgres:// would otherwise be a new SQLite file named

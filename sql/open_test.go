@@ -18,13 +18,16 @@ func TestOpen_DSNKinds(t *testing.T) {
 		{"postgresql://h/db", true},
 		{"host=/run/postgresql dbname=venue", true},
 		{"dbname=venue", true},
+		{"user=alice password=pw7 sslmode=disable", true},
+		{"sslmode=disable user=alice", true},
+		{"my-user=notes.db", false},
 		{"/var/lib/venue/venue.db", false},
 		{"venue.db", false},
 		{"file:venue.db?_pragma=cache_size(-8000)", false},
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
-			if got := isPostgresDSN(tc.dsn); got != tc.postgres {
-				t.Fatalf("isPostgresDSN = %v, want %v", got, tc.postgres)
+			if got := IsPostgresDSN(tc.dsn); got != tc.postgres {
+				t.Fatalf("IsPostgresDSN = %v, want %v", got, tc.postgres)
 			}
 		})
 	}

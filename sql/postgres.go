@@ -14,12 +14,16 @@ import (
 	"github.com/lib/pq"
 )
 
-// isPostgresDSN reports whether dsn names a Postgres database rather than a
-// SQLite file.
-func isPostgresDSN(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") ||
-		strings.Contains(dsn, "host=") || strings.Contains(dsn, "dbname=")
+// IsPostgresDSN reports whether dsn names a Postgres database: a
+// postgres:// or postgresql:// URL, or a key=value DSN with one of libpq's
+// connection keywords (user=alice password=... is one, though it names no
+// host). Anything else is a SQLite path; the venue logs a store by this
+// rule too, hiding a Postgres password.
+func IsPostgresDSN(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") || libpqKeyword.MatchString(dsn)
 }
+
+var libpqKeyword = regexp.MustCompile(`(?:^|\s)(?:host|hostaddr|port|dbname|user|password|passfile|sslmode|sslrootcert|sslcert|sslkey|connect_timeout|application_name|options|service|target_session_attrs)\s*=`)
 
 // openPostgres opens one pool for reads and writes. The DSN is used as given:
 // sslmode and search_path are the operator's to set.

@@ -115,6 +115,15 @@ func TestToken_Command(t *testing.T) {
 	if !noted {
 		t.Error("a token valid past 24h comes without a note of what a venue accepts")
 	}
+	// Without --url or VENUE_URL, the token is for the venue VENUE_LISTEN
+	// names, as that venue derives its own URL.
+	var out bytes.Buffer
+	if err := runToken(nil, func(k string) string { return map[string]string{"VENUE_LISTEN": m.Addr}[k] }, &out); err != nil {
+		t.Fatal(err)
+	}
+	_, tok, _ := strings.Cut(out.String(), "TOKEN=")
+	c.token = strings.TrimSpace(tok)
+	mustOK(t, c.do(t, "GET", "/api/v1/secrets", nil))
 	for _, bad := range [][]string{{"--seed", "zz"}, {"--ttl", "-1s"}, {"extra"}, {"--url", "ftp://x"}} {
 		if err := runToken(bad, func(string) string { return "" }, &bytes.Buffer{}); err == nil {
 			t.Errorf("%v: no error", bad)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/hex"
 	"encoding/json"
@@ -11,11 +12,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"reflect"
 	goruntime "runtime"
 	"strconv"
 	"strings"
 	"time"
 
+	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
 )
@@ -112,15 +115,67 @@ func readConfigFile(path string, cfg *Config) error {
 	if err != nil {
 		return fmt.Errorf("read config: %w", err)
 	}
-	dec := json.NewDecoder(strings.NewReader(string(b)))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return fmt.Errorf("config file %s is empty: give one JSON object, such as {\"listen\": \"127.0.0.1:8080\"}", path)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cfg); err != nil {
-		return fmt.Errorf("config file %s: %w", path, err)
+		return fmt.Errorf("config file %s: %s", path, configJSONError(b, err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("config file %s: something follows the JSON object: give one object", path)
 	}
 	return nil
+}
+
+// configJSONError words a decoding error of the config file in its terms
+// (keys, line and column) rather than Go's (struct fields and types).
+func configJSONError(b []byte, err error) string {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		line, col := lineCol(b, syntax.Offset)
+		return fmt.Sprintf("line %d, column %d: %s", line, col, strings.TrimPrefix(syntax.Error(), "json: "))
+	case errors.As(err, &typ):
+		line, _ := lineCol(b, typ.Offset) // the offset is the value's end: its line is what helps
+		key := typ.Field
+		if key == "" {
+			return fmt.Sprintf("line %d: the file must hold one JSON object of settings, not a JSON %s", line, typ.Value)
+		}
+		return fmt.Sprintf("line %d: %s: want %s, not a JSON %s", line, key, kindWord(typ.Type.Kind()), typ.Value)
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "the JSON ends too early: close every { and \""
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return "unknown key " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ": see the configuration table in README.md (keys are written as there, such as maxBodyBytes)"
+	}
+	return err.Error()
+}
+
+// lineCol is the line and column (from 1) of byte offset off of b.
+func lineCol(b []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(b)))
+	before := b[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	return line, int(off) - (bytes.LastIndexByte(before, '\n') + 1) + 1
+}
+
+// kindWord names what a setting of kind k is written as.
+func kindWord(k reflect.Kind) string {
+	switch k {
+	case reflect.Int, reflect.Int32, reflect.Int64, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Bool, reflect.Pointer:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Slice:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another type"
 }
 
 // applyEnv applies VENUE_<KEY> overrides, one per config key.
@@ -263,9 +318,15 @@ func (c Config) validate() error {
 	if body := cmp.Or(c.MaxBodyBytes, 16<<20); c.MaxBodiesBytes > 0 && c.MaxBodiesBytes < body {
 		errs = append(errs, fmt.Errorf("maxBodiesBytes %d is below maxBodyBytes %d: a body of the largest size could never be read", c.MaxBodiesBytes, body))
 	}
-	if content := cmp.Or(c.MaxContentSize, runtime.DefaultMaxContentSize); c.MaxUserAssets > 0 && c.MaxUserAssets < content {
-		errs = append(errs, fmt.Errorf("maxUserAssetsBytes %d is below maxContentSize %d: content of the largest size could never be stored", c.MaxUserAssets, content))
+	if content, assets := cmp.Or(c.MaxContentSize, runtime.DefaultMaxContentSize), cmp.Or(c.MaxUserAssets, defaultMaxUserAssets); assets < content {
+		errs = append(errs, fmt.Errorf("maxUserAssetsBytes %d is below maxContentSize %d: content of the largest size could never be stored", assets, content))
 	}
+	if c.URL != "" {
+		if _, err := runtime.DIDWeb(c.URL); err != nil {
+			errs = append(errs, fmt.Errorf("url: %s", venue.ErrorMessage(err)))
+		}
+	}
+	errs = append(errs, c.MCP.validate())
 	if err := outbound.CheckHosts(c.AllowHosts, false); err != nil {
 		errs = append(errs, fmt.Errorf("allowHosts: %w", err))
 	}
@@ -274,6 +335,9 @@ func (c Config) validate() error {
 	}
 	return errors.Join(errs...)
 }
+
+// defaultMaxUserAssets is maxUserAssetsBytes unset: 10 GiB of assets per user.
+const defaultMaxUserAssets = 10 << 30
 
 func (c Config) level() (slog.Level, error) {
 	var l slog.Level

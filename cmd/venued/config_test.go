@@ -42,7 +42,16 @@ func TestLoadConfig(t *testing.T) {
 		{"flags override env", []string{file, "--name", "From Flag", "--store", "postgres://h/db"}, env("VENUE_NAME", "From Env"),
 			func(c Config) bool { return c.Name == "From Flag" && c.Store == "postgres://h/db" }, ""},
 		{"flags before the file", []string{"--listen", ":0", file}, env(), func(c Config) bool { return c.Listen == ":0" }, ""},
-		{"unknown key in the file", []string{bad}, env(), nil, "unknown field \"colour\""},
+		{"unknown key in the file", []string{bad}, env(), nil, `unknown key "colour": see the configuration table in README.md`},
+		{"an empty file", []string{writeFile(t, dir, "empty.json", " \n")}, env(), nil, "is empty: give one JSON object"},
+		{"a key of the wrong type", []string{writeFile(t, dir, "type.json", "{\n  \"maxBodyBytes\": \"big\"}")}, env(), nil,
+			"line 2: maxBodyBytes: want a whole number, not a JSON string"},
+		{"a syntax error", []string{writeFile(t, dir, "syntax.json", "{\"listen\": \"x\",,}")}, env(), nil, "line 1, column 17: invalid character ','"},
+		{"a file cut short", []string{writeFile(t, dir, "short.json", `{"listen": "x"`)}, env(), nil, "the JSON ends too early"},
+		{"a URL that is not http(s)", nil, env("VENUE_URL", "ftp://x"), nil, `url: public base URL "ftp://x" must be an absolute http(s) URL`},
+		{"a bad MCP duration", []string{writeFile(t, dir, "mcp.json", `{"mcp": {"bridgeTimeout": "soon"}}`)}, env(), nil, `mcp.bridgeTimeout "soon": write a positive duration`},
+		{"content larger than the default assets bound", nil, env("VENUE_MAX_CONTENT_SIZE", "21474836480"), nil,
+			"maxUserAssetsBytes 10737418240 is below maxContentSize 21474836480"},
 		{"missing file", []string{filepath.Join(dir, "none.json")}, env(), nil, "read config"},
 		{"unknown flag", []string{"--colour", "blue"}, env(), nil, "usage: venued"},
 		{"bad seed", nil, env("VENUE_SEED", "xyz"), nil, "seed: want 64 hex digits"},
@@ -96,6 +105,7 @@ func TestRedactDSN(t *testing.T) {
 		{"user info", "postgres://venue:s3cret@db:5432/venue", "postgres://venue:xxxxx@db:5432/venue"},
 		{"query", "postgresql://db/venue?sslmode=disable&password=s3cret", "postgresql://db/venue?password=xxxxx&sslmode=disable"},
 		{"key=value", "host=db user=venue password=s3cret dbname=venue", "host=db user=venue password=xxxxx dbname=venue"},
+		{"key=value without host or dbname", "user=alice password=pw7 sslmode=disable", "user=alice password=xxxxx sslmode=disable"},
 		{"key=value quoted, with spaces", `host=db password = 's3 cr\'et' sslpassword=s3cret`, "host=db password = xxxxx sslpassword=xxxxx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,4 +136,13 @@ func TestIsHelp(t *testing.T) {
 	if !strings.Contains(helpText, "venued token") || !strings.Contains(helpText, "venued openapi") {
 		t.Error("the help text does not name every command")
 	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

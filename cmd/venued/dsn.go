@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/gridvenue/venue/sql"
 )
 
 // redactDSN hides the passwords of a PostgreSQL DSN before it is logged:
@@ -25,7 +27,7 @@ func redactDSN(s string) (string, bool) {
 			u.RawQuery = q.Encode()
 		}
 		return u.Redacted(), true
-	case strings.Contains(s, "host=") || strings.Contains(s, "dbname="):
+	case sql.IsPostgresDSN(s):
 		return kvPassword.ReplaceAllString(s, "${1}xxxxx"), true
 	}
 	return "", false

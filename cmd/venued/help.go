@@ -4,19 +4,24 @@ import "strings"
 
 // helpText is what venued -h prints: the commands, and where the full
 // table of settings is.
-const helpText = `venued: a grid venue (README.md has the walk-through and every setting).
+const helpText = `venued: a grid venue (README.md has the walk-through and the table of every setting;
+the venue also serves its API documentation at /swagger, /redoc and /openapi).
 
 usage:
   venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]
-      serve the venue. Settings come from the JSON config file, then VENUE_* environment
-      variables (VENUE_LISTEN, VENUE_STORE, VENUE_URL, VENUE_NAME, VENUE_WORKERS, ...), then flags.
+      serve the venue. Settings come from the JSON config file (--config file, or the first
+      argument: one JSON object whose keys are the settings, such as {"workers": 8}), then
+      VENUE_* environment variables (maxBodyBytes is VENUE_MAX_BODY_BYTES; README's table names
+      the variable of each setting), then flags.
       --listen addr   address to listen on (default 127.0.0.1:8080)
       --store s       empty: SQLite in a temporary directory; a file path: durable SQLite;
                       postgres://...: PostgreSQL, which several venues may share
       --url base      public base URL, from which the venue's did:web DID derives
       --name name     venue name
   venued token [--url base] [--seed hex] [--ttl 24h]
-      print a bearer token for a new did:key identity, to call the venue as a signed-in user
+      print DID=, SEED= and TOKEN= lines (shell assignments) for a new did:key identity, or
+      the one --seed gives, to call the venue as a signed-in user; the token is for --url,
+      else $VENUE_URL, else the venue $VENUE_LISTEN names, else http://127.0.0.1:8080
   venued openapi
       print the OpenAPI document and exit
   venued help

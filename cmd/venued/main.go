@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -70,9 +71,11 @@ func serve(ctx context.Context, m *Main, started func()) int {
 	}
 	<-ctx.Done()
 	m.Logger.Info("shutting down")
+	begun := time.Now()
 	if err := m.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		m.Logger.Error("shutdown", "err", err)
 		return 1
 	}
+	m.Logger.Info("venue stopped", "took", time.Since(begun).Round(time.Millisecond))
 	return 0
 }

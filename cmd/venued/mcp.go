@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -43,6 +44,13 @@ func (c MCPConfig) includes(path string) bool {
 		}
 	}
 	return false
+}
+
+// validate checks the MCP settings before anything starts.
+func (c MCPConfig) validate() error {
+	_, bridge := c.bridgeTimeout()
+	_, session := c.sessionTimeout()
+	return errors.Join(bridge, session, c.validatePrefixes())
 }
 
 func (c MCPConfig) validatePrefixes() error {

@@ -21,7 +21,7 @@ import (
 func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	fs := flag.NewFlagSet("venued token", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	base := fs.String("url", "", "public base URL of the venue the token is for (default $VENUE_URL or http://127.0.0.1:8080)")
+	base := fs.String("url", "", "public base URL of the venue the token is for (default $VENUE_URL, else http:// and $VENUE_LISTEN, else http://127.0.0.1:8080)")
 	seedHex := fs.String("seed", "", "64 hex digits: mint for this identity instead of a new one")
 	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid (a venue accepts at most its auth.maxTokenTTL, 24h by default)")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
@@ -29,6 +29,9 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	}
 	if *base == "" {
 		*base = getenv("VENUE_URL")
+	}
+	if *base == "" && getenv("VENUE_LISTEN") != "" {
+		*base, _ = listenURL(getenv("VENUE_LISTEN")) // the venue's own default URL, as it derives it
 	}
 	if *base == "" {
 		*base = "http://127.0.0.1:8080"

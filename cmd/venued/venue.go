@@ -63,7 +63,7 @@ func NewMain(cfg Config) *Main {
 func (m *Main) Run(ctx context.Context) error {
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", m.Config.Listen, err)
+		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
 	}
 	m.Addr = ln.Addr().String()
 	if m.Config.URL == "" {
@@ -85,8 +85,18 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 	m.Logger.Info("venue listening", "url", m.Config.URL, "addr", m.Addr, "did", m.engine.Identity().DID,
-		"store", describeStore(m.Config.Store))
+		"store", describeStore(m.Config.Store), "name", m.Config.Name, "testOps", m.Config.testOps())
 	return nil
+}
+
+// listenURL is the base URL of a venue listening on addr, and whether addr
+// is every interface, which it names as localhost.
+func listenURL(addr string) (string, bool) {
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		return "http://" + addr, false
+	}
+	return "http://localhost:" + port, true
 }
 
 // defaultURL is the public base URL when none is configured: the listening
@@ -94,11 +104,10 @@ func (m *Main) Run(ctx context.Context) error {
 // since a DID derived from 0.0.0.0 or [::] names no host a client can
 // reach. That is right only for clients on this machine, so it warns.
 func (m *Main) defaultURL() string {
-	host, port, _ := net.SplitHostPort(m.Addr)
-	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
-		return "http://" + m.Addr
+	u, everywhere := listenURL(m.Addr)
+	if !everywhere {
+		return u
 	}
-	u := "http://localhost:" + port
 	m.Logger.Warn("listening on every interface without a public URL: the venue's DID and links use "+u+
 		", which only this machine reaches; set url (VENUE_URL, --url) to the address clients use", "listen", m.Config.Listen)
 	return u
@@ -128,7 +137,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 		return nil, err
 	}
 	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30),
-		MaxUserAssetsBytes: cmp.Or(m.Config.MaxUserAssets, 10<<30)})
+		MaxUserAssetsBytes: cmp.Or(m.Config.MaxUserAssets, defaultMaxUserAssets)})
 	if err != nil {
 		return nil, err // sql.Open's errors already say "open store"
 	}
@@ -276,7 +285,7 @@ func (m *Main) Close() error {
 // checkStorePath refuses a SQLite store path naming a directory, which
 // SQLite reports only as "unable to open database file".
 func checkStorePath(store string) error {
-	if _, isPostgres := redactDSN(store); isPostgres || store == "" || strings.Contains(store, "host=") || strings.Contains(store, "dbname=") {
+	if _, isPostgres := redactDSN(store); isPostgres || store == "" {
 		return nil
 	}
 	path := strings.TrimPrefix(store, "file:")
@@ -307,6 +316,9 @@ func describeStore(s string) string {
 	}
 	if u, ok := redactDSN(s); ok {
 		return u
+	}
+	if abs, err := filepath.Abs(strings.TrimPrefix(s, "file:")); err == nil && !strings.Contains(s, "?") {
+		return abs // where the file is, whatever directory the venue was started in
 	}
 	return s
 }
