@@ -41,9 +41,11 @@ type job struct {
 	gone      bool // moved is closed
 	closed    bool // done is closed
 	uncounted bool // unfinished no longer counts j
-	// leftOpen is set when the shutdown stopped the execution of an
-	// Outliver's job, which then stays open for the Outliver to Settle.
-	leftOpen bool
+	// handed is set once the executor of an Outliver's job has recorded
+	// what the job waits on in the store (Env.HandOver): from then on a
+	// shutdown leaves the job open for the Outliver to Settle, here as the
+	// venue stops or after the restart. Before, it fails like any job.
+	handed bool
 	// messaged is set once a message may have been queued for the job:
 	// what it leaves untaken is dropped when it ends.
 	messaged atomic.Bool
@@ -56,10 +58,14 @@ var (
 	errShutdown  = errors.New("venue shutting down")
 )
 
+// errStopping refuses new work once the engine is stopping.
+var errStopping = venue.Errorf(venue.EUNAVAILABLE, "The venue is shutting down: try again once it is back")
+
 // activeJobs indexes the jobs this node runs.
 type activeJobs struct {
-	mu sync.RWMutex
-	m  map[venue.JobID]*job
+	mu       sync.RWMutex
+	m        map[venue.JobID]*job
+	stopping bool // the engine is stopping: no job is added
 }
 
 func (a *activeJobs) init() { a.m = map[venue.JobID]*job{} }
@@ -70,10 +76,16 @@ func (a *activeJobs) get(id venue.JobID) *job {
 	return a.m[id]
 }
 
-func (a *activeJobs) put(j *job) {
+// put adds j, unless the engine is stopping: a job added after its
+// shutdown listed the jobs would be left open with nothing to run or end it.
+func (a *activeJobs) put(j *job) bool {
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopping {
+		return false
+	}
 	a.m[j.id] = j
-	a.mu.Unlock()
+	return true
 }
 
 // list returns the jobs held, so that each can be locked without a.mu.
@@ -96,9 +108,11 @@ func (a *activeJobs) drop(j *job) {
 	a.mu.Unlock()
 }
 
+// cancelAll stops every execution for the shutdown, and takes no job after.
 func (a *activeJobs) cancelAll() {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stopping = true
 	for _, j := range a.m {
 		j.mu.Lock()
 		if j.cancel != nil {

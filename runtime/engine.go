@@ -273,7 +273,7 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 // j.mu held.
 func (j *job) settled(e *Engine) bool {
 	st := j.rec.Status
-	return st.Terminal() || st == venue.StatusPaused || e.outlives(j.op)
+	return st.Terminal() || st == venue.StatusPaused || j.handed
 }
 
 // Identity returns the venue's key and DID.

@@ -89,12 +89,11 @@ func (e *Engine) finish(j *job, run int, ctx context.Context, out json.RawMessag
 	if st := j.rec.Status; st.Terminal() || st == venue.StatusPaused {
 		return
 	}
-	if context.Cause(ctx) == errShutdown && (errors.Is(err, errShutdown) || errors.Is(err, context.Canceled)) && e.outlives(j.op) {
-		// Stopped by the shutdown: open in the store for its Outliver to
-		// settle, here as the venue stops or after the restart. An outcome
-		// it returned (it may have been resolved as the venue stopped) is
-		// recorded.
-		j.leftOpen = true
+	if j.handed && context.Cause(ctx) == errShutdown && (errors.Is(err, errShutdown) || errors.Is(err, context.Canceled)) {
+		// Stopped by the shutdown once its Outliver holds what it waits
+		// on: open in the store for the Outliver to settle, here as the
+		// venue stops or after the restart. An outcome it returned (it may
+		// have been resolved as the venue stopped) is recorded.
 		return
 	}
 	if err == nil {

@@ -171,7 +171,10 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	if req.Wait > 0 {
 		j.asks = make(chan struct{}) // only a waiting invoke listens
 	}
-	e.jobs.put(j)
+	if !e.jobs.put(j) {
+		e.held.give(c.DID, len(input))
+		return nil, errStopping
+	}
 	e.unfinished.Add(1)
 	// A job invoked with wait is not handed out until it ends (or the wait
 	// does, when its newest record is made durable): its PENDING may be lazy.

@@ -91,6 +91,12 @@ func (e *Engine) Pause(ctx context.Context, id venue.JobID) (*venue.Job, error) 
 		if rec.Status.Terminal() || rec.Status == venue.StatusPaused {
 			return "", venue.Errorf(venue.ECONFLICT, "Cannot pause job %s: it is %s", id, rec.Status)
 		}
+		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil && e.outlives(op) {
+			// Its end comes from state outside the job (an agent's task
+			// list), which a pause would not hold: the result would be
+			// dropped, and the work done again on resume.
+			return "", venue.Errorf(venue.ECONFLICT, "Cannot pause job %s: %s waits on state kept outside the job; cancel it instead", id, rec.Name)
+		}
 		return venue.StatusPaused, nil
 	}, nil, errPaused)
 }
@@ -103,6 +109,9 @@ func (e *Engine) Resume(ctx context.Context, id venue.JobID) (*venue.Job, error)
 	return e.command(ctx, id, func(rec *venue.Job) (venue.JobStatus, error) {
 		if rec.Status != venue.StatusPaused {
 			return "", venue.Errorf(venue.ECONFLICT, "Cannot resume job %s: it is %s, not PAUSED", id, rec.Status)
+		}
+		if e.life.Err() != nil { // judged under the job's lock, which the shutdown's settling takes too
+			return "", errStopping
 		}
 		return venue.StatusStarted, nil
 	}, nil, nil)
@@ -243,9 +252,14 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 			err = venue.Errorf(venue.ECONFLICT, "Job cannot resume on this node: %s", why)
 		}
 	}
-	e.jobs.put(j)
-	e.unfinished.Add(1)
-	e.held.add(c.DID, len(j.input)) // admitted where it started: never refused
+	if !e.jobs.put(j) {
+		// Resumed in the store as this node stopped: nothing will run it.
+		j.uncounted = true
+		err = venue.Errorf(venue.EUNAVAILABLE, "The venue shut down before the job resumed")
+	} else {
+		e.unfinished.Add(1)
+		e.held.add(c.DID, len(j.input)) // admitted where it started: never refused
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err != nil {

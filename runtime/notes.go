@@ -134,7 +134,8 @@ func (e *Engine) adoptRecord(j *job, rec *venue.Job, lost bool) {
 
 // recover fails the jobs a previous run of a single-node venue left
 // unfinished: nothing runs them any more, and a client polling one must
-// learn that rather than wait forever. An Outliver's job stays open.
+// learn that rather than wait forever. An Outliver's job that started stays
+// open.
 func (e *Engine) recover(ctx context.Context) error {
 	if !e.cfg.SingleNode {
 		return nil
@@ -154,8 +155,8 @@ func (e *Engine) recover(ctx context.Context) error {
 		}
 		why := "The venue restarted before the job finished"
 		if op, err := e.resolve(ctx, venue.Caller{DID: rec.Caller}, rec.Operation); err == nil {
-			if e.outlives(op) {
-				continue
+			if e.outlives(op) && rec.Status != venue.StatusPending {
+				continue // its Outliver takes it up; one that never started holds nothing there
 			}
 			// A paused job holds no execution: a resume starts one, here as
 			// on another node, if its record holds all the job ran with.

@@ -57,7 +57,7 @@ func (e *Engine) Settle(ctx context.Context, id venue.JobID, status venue.JobSta
 	}
 	edit := func(n *venue.Job) { n.Output, n.Error = output, msg }
 	if j != nil {
-		return e.settleHeld(j, status, edit)
+		return e.settleHeld(ctx, j, status, edit)
 	}
 	_, lost, err := e.commandStored(ctx, rec, func(*venue.Job) (venue.JobStatus, error) { return status, nil }, edit)
 	if lost {
@@ -66,19 +66,35 @@ func (e *Engine) Settle(ctx context.Context, id venue.JobID, status venue.JobSta
 	return err == nil, err
 }
 
-// settleHeld ends a job held here whose execution the shutdown stopped and
-// left to its Outliver: an agent's run that resolves the task as the venue
-// stops would otherwise find nobody to end its job, and the task, gone
-// from the agent's record, would keep it open for good. A job an execution
-// here still holds ends itself.
-func (e *Engine) settleHeld(j *job, status venue.JobStatus, edit func(*venue.Job)) (bool, error) {
+// settleHeld ends a job held here that its Outliver holds (HandOver) once
+// the engine is stopping: an agent's run that resolves the task as the
+// venue stops would otherwise find nobody to end its job, and the task,
+// gone from the agent's record, would keep it open for good. The execution,
+// stopped or about to be, counts for nothing after. Otherwise an execution
+// here holds the job and ends it itself. It reports whether the end is
+// stored.
+func (e *Engine) settleHeld(ctx context.Context, j *job, status venue.JobStatus, edit func(*venue.Job)) (bool, error) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
-	if !j.leftOpen || j.rec.Status.Terminal() {
+	if !j.handed || e.life.Err() == nil || j.rec.Status.Terminal() {
+		j.mu.Unlock()
 		return false, nil
 	}
-	if _, err := e.transit(j, status, edit); err != nil {
-		return false, err
+	j.run++ // a late finish of the stopped execution counts for nothing
+	_, err := e.transit(j, status, edit)
+	t := j.last
+	j.mu.Unlock()
+	if err == nil {
+		err = t.wait(ctx) // the end of a job settled after the engine closed is refused here
 	}
-	return true, nil
+	return err == nil && !t.lost, err
+}
+
+// HandOver records that the executor of an Outliver's job now keeps what
+// the job waits on in the store (an agent has its task queued): from here
+// on a shutdown leaves the job open for the Outliver to Settle, where
+// before it failed the job, whose work nothing else would take up.
+func (env *Env) HandOver() {
+	env.j.mu.Lock()
+	env.j.handed = true
+	env.j.mu.Unlock()
 }

@@ -23,7 +23,8 @@ func holdEngine(t *testing.T, path string) (*runtime.Engine, func()) {
 	t.Helper()
 	st := openFile(t, path)
 	meta := json.RawMessage(`{"name": "Wait", "operation": {"adapter": "hold:wait", "input": {"type": "object"}}}`)
-	wait := func(ctx context.Context, _ json.RawMessage, _ *runtime.Env) (json.RawMessage, error) {
+	wait := func(ctx context.Context, _ json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+		env.HandOver() // what it waits on is kept outside the process from here
 		<-ctx.Done()
 		return nil, context.Cause(ctx)
 	}

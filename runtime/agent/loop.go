@@ -114,7 +114,7 @@ func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, forc
 			return nil, nil
 		}
 		r.Status, r.Lease, r.Updated, started, gen = Running, a.ms(), a.ms(), true, r.Gen
-		lease = r.Lease
+		r.Interrupted, lease = false, r.Lease
 		return r, nil
 	})
 	return gen, lease, started, err
@@ -142,6 +142,10 @@ func (a *Agents) loop(r *run) {
 	r.force, r.poke = false, false
 	a.mu.Unlock()
 	for {
+		if a.isClosing() {
+			a.stopForClose(ctx, r)
+			return
+		}
 		more, err := a.cycle(ctx, r, force)
 		force = false
 		if err != nil {
@@ -355,9 +359,21 @@ func (a *Agents) pause(ctx context.Context, r *run) {
 		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
 		}
-		rec.Status, rec.Lease, rec.Updated = Sleeping, 0, a.ms()
+		rec.Status, rec.Lease, rec.Updated, rec.Interrupted = Sleeping, 0, a.ms(), true
 		return rec, nil
 	})
+}
+
+// stopForClose ends a run as the venue shuts down, before it starts
+// another cycle on the stopping engine (whose transition jobs nothing would
+// run or end): its agent goes back to SLEEPING with its work (pause), a
+// lease kept by a suspend during the cycle ends, and the run is released.
+func (a *Agents) stopForClose(ctx context.Context, r *run) {
+	a.pause(ctx, r)
+	if !r.freed {
+		a.retire(ctx, r)
+	}
+	a.release(r)
 }
 
 // callTransition invokes the transition operation as the agent (its owner

@@ -36,6 +36,11 @@ type record struct {
 	// TERMINATED and re-created): a run commits only into the agent it
 	// claimed.
 	Gen string `json:"gen,omitempty"`
+	// Interrupted is set when a node's shutdown put the agent back to
+	// SLEEPING with its work: a node whose request or chat waits on that
+	// work wakes it, so it need not wait for that node's restart (which,
+	// for a node scaled away, never comes). A claim clears it.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // task is a pending request, keyed by its job id.
@@ -141,6 +146,9 @@ func (r *record) rows() map[string]json.RawMessage {
 	}
 	if r.Gen != "" {
 		put("gen", r.Gen)
+	}
+	if r.Interrupted {
+		put("interrupted", true)
 	}
 	if len(r.Sessions) == 0 {
 		m["sessions"] = json.RawMessage("{}")

@@ -181,6 +181,7 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if err != nil {
 		return nil, err
 	}
+	env.HandOver() // the task is queued: a shutdown leaves the job for the agent to end
 	if _, err := a.wake(octx, eng, p.AgentID, false); err != nil {
 		return nil, err
 	}
@@ -261,24 +262,29 @@ func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agent
 			}
 			return nil, context.Cause(ctx)
 		case <-tick.C:
-			if o, ok := resolvedInRecord(octx, eng, agentID, id); ok {
+			o, ok, interrupted := resolvedInRecord(octx, eng, agentID, id)
+			if ok {
 				return o.output, o.err
+			}
+			if interrupted {
+				a.wake(octx, eng, agentID, false)
 			}
 		}
 	}
 }
 
 // resolvedInRecord reports the outcome of task id as the agent's record
-// holds it, if the task has left the record's tasks.
-func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id string) (outcome, bool) {
+// holds it, if the task has left the record's tasks; else whether a
+// shutdown interrupted the agent with the task queued.
+func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id string) (outcome, bool, bool) {
 	r, err := load(ctx, eng, agentID)
 	switch {
 	case err != nil:
-		return outcome{}, false // the store is unwell: look again later
+		return outcome{}, false, false // the store is unwell: look again later
 	case r == nil || r.Status == Terminated:
-		return outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", agentID)}, true
+		return outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", agentID)}, true, false
 	case r.Tasks[id] != nil:
-		return outcome{}, false
+		return outcome{}, false, r.Status == Sleeping && r.Interrupted
 	}
 	for i := len(r.Timeline) - 1; i >= 0; i-- {
 		var e struct {
@@ -286,11 +292,11 @@ func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id stri
 		}
 		if json.Unmarshal(r.Timeline[i], &e) == nil {
 			if tr, ok := e.TaskResults[id]; ok {
-				return outcomeOf(tr), true
+				return outcomeOf(tr), true, false
 			}
 		}
 	}
-	return outcome{err: venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id)}, true
+	return outcome{err: venue.Errorf(venue.ECONFLICT, "Task %s was cancelled", id)}, true, false
 }
 
 type chatParams struct {
@@ -382,6 +388,8 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 				gone = venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
 			case r.Status == Suspended:
 				gone = venue.Errorf(venue.ECONFLICT, "Agent %s was suspended before it answered: your message stays in its session and is read when it resumes (v/ops/agent/resume)", id)
+			case r.Status == Sleeping && r.Interrupted:
+				a.wake(octx, eng, id, false) // a node's shutdown left the message unread
 			}
 			if gone != nil {
 				// The cycle that ran last may have answered just before it
@@ -405,7 +413,7 @@ func peek(ctx context.Context, eng *runtime.Engine, id string) (*record, error) 
 	for _, f := range []struct {
 		path string
 		dst  any
-	}{{"status", &r.Status}, {"error", &r.Error}, {"gen", &r.Gen}} {
+	}{{"status", &r.Status}, {"error", &r.Error}, {"gen", &r.Gen}, {"interrupted", &r.Interrupted}} {
 		res, err := eng.Read(ctx, "g/"+id+"/"+f.path, 0)
 		if err != nil {
 			return nil, err
