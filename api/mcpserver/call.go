@@ -20,6 +20,10 @@ func (s *Server) tools(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/list":
+			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && p.Cursor != "" {
+				// Every tool is in the one page, so no cursor was ever handed out.
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Invalid params: unknown cursor: the venue lists every tool in one page; list without a cursor"}
+			}
 			ts, err := s.toolsFor(ctx, req)
 			if err != nil {
 				return nil, err
@@ -123,8 +127,8 @@ func (s *Server) callTool(ctx context.Context, c venue.Caller, name string, rawA
 // tokens that prove grants for this call, as "ucans" does in a REST
 // invoke. The operation gets the arguments without it.
 func splitUCANs(args json.RawMessage) (json.RawMessage, []string, error) {
-	if !bytes.Contains(args, []byte(`"ucans"`)) {
-		return args, nil, nil // the common case, without decoding
+	if !bytes.Contains(args, []byte(`"ucans"`)) && !bytes.Contains(args, []byte(`\u`)) {
+		return args, nil, nil // the common case, without decoding (a key may be spelled with escapes)
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(args, &m); err != nil || m["ucans"] == nil {

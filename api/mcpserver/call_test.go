@@ -14,6 +14,7 @@ func TestSplitUCANs(t *testing.T) {
 	}{
 		{"none", `{"path":"w"}`, `{"path":"w"}`, nil, false},
 		{"taken out", `{"path":"w","ucans":["a.b.c"]}`, `{"path":"w"}`, []string{"a.b.c"}, false},
+		{"taken out when spelled with an escape", `{"path":"w","uc\u0061ns":["a.b.c"]}`, `{"path":"w"}`, []string{"a.b.c"}, false},
 		{"null", `{"ucans":null,"x":1}`, `{"x":1}`, nil, false},
 		{"nested ones stay", `{"value":{"ucans":["t"]}}`, `{"value":{"ucans":["t"]}}`, nil, false},
 		{"not a list", `{"ucans":"t"}`, ``, nil, true},

@@ -64,7 +64,15 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 		code = mcp.CodeUnsupportedProtocolVersion
 		message = fmt.Sprintf("%s; the request's Mcp-Protocol-Version is %q", strings.TrimPrefix(text, "Bad Request: "), clip(r.Header.Get("Mcp-Protocol-Version")))
 	case strings.Contains(text, "not handled") || strings.Contains(text, "unsupported"):
-		code, message = jsonrpc.CodeMethodNotFound, "Method not found: "+clip(method)
+		if msg != nil && msg["id"] == nil {
+			// A notification gets no answer, known or not (JSON-RPC).
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		// An answer in JSON-RPC, with HTTP 200 as for every other error
+		// of a request the door read: clients (the TypeScript SDK) take a
+		// 400 for a transport failure, not the -32601 it carries.
+		code, message, ref.status = jsonrpc.CodeMethodNotFound, "Method not found: "+clip(method), http.StatusOK
 	}
 	writeRPC(w, ref.status, id, code, message)
 }

@@ -87,13 +87,13 @@ func New(e Engine, opts Options) *Server {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: opts.Name, Version: opts.Version},
-		&mcp.ServerOptions{Logger: opts.Logger, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
+		&mcp.ServerOptions{Logger: sdkLog(opts.Logger), Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 	srv.AddReceivingMiddleware(s.tools)
 	s.sdk = srv
 	// No SessionTimeout: s.sessions closes idle sessions, since it also
 	// sees the calls the direct path answers.
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: opts.Logger, MaxRequestBodyBytes: s.maxBody()})
+		&mcp.StreamableHTTPOptions{JSONResponse: true, Logger: sdkLog(opts.Logger), MaxRequestBodyBytes: s.maxBody()})
 	s.handler = bindCaller(h)
 	return s
 }
@@ -110,7 +110,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.unreadable(w, err)
 			return
 		}
-		if unclean(w, body) || batchedInitialize(w, body) {
+		if unclean(w, body) || batchedInitialize(w, body) || s.badBatch(w, r, body) {
 			return
 		}
 		msg := parseMessage(body)

@@ -19,7 +19,19 @@ type sessions struct {
 	timeout time.Duration
 	mu      sync.Mutex
 	byID    map[string]*session
+	perDID  map[string]int
 }
+
+// How many sessions are kept: each holds about 38 KB in the SDK and lives
+// for the idle timeout, and an audit's loop of 60,000 initialize requests
+// took the venue to 2.2 GB. Past a bound, the least recently used idle
+// session (of the caller, then of anyone) is closed: its client gets the
+// spec's 404 and initializes again, where a refusal would lock everyone
+// out for the timeout behind whoever filled the table.
+const (
+	maxSessions          = 4096
+	maxSessionsPerCaller = 256
+)
 
 // session is one live SDK session: who opened it, whether the client has
 // sent notifications/initialized, when it was last used and the request
@@ -37,7 +49,7 @@ type session struct {
 }
 
 func newSessions(timeout time.Duration) *sessions {
-	return &sessions{timeout: timeout, byID: map[string]*session{}}
+	return &sessions{timeout: timeout, byID: map[string]*session{}, perDID: map[string]int{}}
 }
 
 // add registers an SDK session at initialize; it forgets the session when
@@ -55,17 +67,51 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 	s := &session{ss: ss, did: did, calls: map[string]struct{}{}}
 	s.lastUse.Store(time.Now().UnixNano())
 	r.byID[id] = s
+	r.perDID[did]++
 	s.timer = time.AfterFunc(r.timeout, func() { r.reap(s) })
+	var evict []*session
+	if r.perDID[did] > maxSessionsPerCaller {
+		evict = append(evict, r.idlest(s, did))
+	}
+	if len(r.byID) > maxSessions {
+		if old := r.idlest(s, ""); len(evict) == 0 || old != evict[0] {
+			evict = append(evict, old)
+		}
+	}
 	r.mu.Unlock()
+	for _, old := range evict {
+		if old != nil {
+			old.ss.Close()
+		}
+	}
 	go func() {
 		ss.Wait()
 		s.timer.Stop()
 		r.mu.Lock()
 		if r.byID[id] == s {
 			delete(r.byID, id)
+			if r.perDID[did]--; r.perDID[did] <= 0 {
+				delete(r.perDID, did)
+			}
 		}
 		r.mu.Unlock()
 	}()
+}
+
+// idlest returns the least recently used session with no request under
+// way, of caller did ("" for anyone's), other than keep; nil if there is
+// none. Call with r.mu held.
+func (r *sessions) idlest(keep *session, did string) *session {
+	var old *session
+	for _, s := range r.byID {
+		if s == keep || (did != "" && s.did != did) || s.inflight.Load() > 0 {
+			continue
+		}
+		if old == nil || s.lastUse.Load() < old.lastUse.Load() {
+			old = s
+		}
+	}
+	return old
 }
 
 // get returns the live session id, nil if there is none.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -313,5 +314,94 @@ func TestMCP_AJobAskingItsCaller(t *testing.T) {
 	if !res.IsError || !strings.Contains(text, `The job is waiting for its caller (status INPUT_REQUIRED), asking: "which colour?". Job ID: 0x`) ||
 		!strings.Contains(text, "answer with POST /api/v1/jobs/0x") {
 		t.Fatalf("result %q (isError %v)", text, res.IsError)
+	}
+}
+
+// TestMCP_UnknownMethods: an unknown request is answered -32601 with HTTP
+// 200, as every other JSON-RPC error of a message the door read (a client
+// takes a 400 for a transport failure); an unknown notification gets 202
+// and no answer; a tools/list cursor the venue never handed out is -32602.
+func TestMCP_UnknownMethods(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	sid := mcpInit(t, c)
+	if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":9,"method":"foo/bar"}`); r.status != 200 || !strings.Contains(string(r.body), `"code":-32601,"message":"Method not found: foo/bar"`) {
+		t.Fatalf("unknown method: %d %s", r.status, r.body)
+	}
+	if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":10,"method":"tools/list","params":{"cursor":"garbage!!"}}`); r.status != 200 || !strings.Contains(string(r.body), `"code":-32602,"message":"Invalid params: unknown cursor`) {
+		t.Fatalf("tools/list with a cursor never handed out: %d %s", r.status, r.body)
+	}
+	if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","method":"notifications/foo"}`); r.status != 202 || len(strings.TrimSpace(string(r.body))) != 0 {
+		t.Fatalf("unknown notification: %d %s", r.status, r.body)
+	}
+}
+
+// TestMCP_SessionsAreBounded: one caller opening sessions without end
+// (each holds about 38 KB for the idle timeout) has its least recently used
+// idle one closed past the bound: its client gets the spec's 404 and
+// initializes again, and the newest sessions keep working.
+func TestMCP_SessionsAreBounded(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	first := mcpInit(t, c)
+	var last string
+	for range 256 {
+		last = mcpInit(t, c)
+	}
+	if r := mcpPost(t, c, first, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != 404 || !strings.Contains(string(r.body), "Session not found") {
+		t.Fatalf("the oldest of 257 sessions: %d %s", r.status, r.body)
+	}
+	if r := mcpPost(t, c, last, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); r.status != 200 {
+		t.Fatalf("the newest session: %d %s", r.status, r.body)
+	}
+}
+
+// TestMCP_Batches: a batch passes the door's checks message by message and
+// holds at most 20; a session of 2025-06-18 or later, whose protocol has
+// no batches, is refused one whatever its header says.
+func TestMCP_Batches(t *testing.T) {
+	c := newClient(MustRunMain(t, ""))
+	old := func(session, body string) reply {
+		h := []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "2025-03-26"}
+		if session != "" {
+			h = append(h, "Mcp-Session-Id", session)
+		}
+		return c.do(t, "POST", "/mcp", body, h...)
+	}
+	r := old("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	sid := r.header.Get("Mcp-Session-Id")
+	if r.status != 200 || sid == "" {
+		t.Fatalf("initialize: %d %s", r.status, r.body)
+	}
+	old(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	pings := func(n int) string {
+		var b strings.Builder
+		b.WriteString("[")
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"ping"}`, i+1)
+		}
+		return b.String() + "]"
+	}
+	for _, tc := range []struct{ name, body, want string }{
+		{"a fractional id", `[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1.5,"method":"ping"}]`, `message 2 of the batch: Invalid request: 'id' must be a string or an integer`},
+		{"a bad log level", `[{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"bogus"}}]`, `message 1 of the batch: Invalid params: logging/setLevel needs 'level'`},
+		{"a call naming no tool", `[{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{}}]`, `message 1 of the batch: Invalid params: tools/call needs 'name'`},
+		{"an id without a method", `[{"jsonrpc":"2.0","id":5}]`, `message 1 of the batch: Invalid request: the message has an id but no method`},
+		{"too many", pings(21), `a batch holds at most 20 messages, this one 21`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if r := old(sid, tc.body); r.status != 400 || !strings.Contains(string(r.body), tc.want) {
+				t.Fatalf("%d %s, want 400 saying %q", r.status, r.body, tc.want)
+			}
+		})
+	}
+	if r := old(sid, pings(2)); r.status != 200 || !strings.HasPrefix(strings.TrimSpace(string(r.body)), "[") {
+		t.Fatalf("a batch of two pings: %d %s", r.status, r.body)
+	}
+	current := mcpInit(t, c)
+	if r := c.do(t, "POST", "/mcp", pings(2), "Accept", "application/json, text/event-stream", "Mcp-Session-Id", current); r.status != 400 ||
+		!strings.Contains(string(r.body), "this session speaks MCP 2025-06-18, which has no batches") {
+		t.Fatalf("a batch on a 2025-06-18 session without the version header: %d %s", r.status, r.body)
 	}
 }
