@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -120,7 +121,30 @@ func (s *Server) callTool(ctx context.Context, c venue.Caller, name string, rawA
 	if err != nil {
 		return s.refused(c, err)
 	}
+	if !rec.Status.Terminal() && ctx.Err() != nil {
+		return s.abandoned(ctx, c, rec), nil
+	}
 	return s.result(op, rec), nil
+}
+
+// errCallCancelled is the cause with which the client's
+// notifications/cancelled ends a call the direct path runs.
+var errCallCancelled = errors.New("the client cancelled the call")
+
+// abandoned answers a call whose request ended before its job: the client
+// cancelled it (notifications/cancelled, which cancels the job too, as the
+// client asked) or went away. A cancellation the SDK delivered cannot be
+// told from a closed connection, which MCP says is no cancellation, so
+// that job goes on and the answer says so, rather than that it timed out.
+func (s *Server) abandoned(ctx context.Context, c venue.Caller, rec *venue.Job) *mcp.CallToolResult {
+	if context.Cause(ctx) == errCallCancelled {
+		if n, err := s.e.Cancel(venue.WithCaller(context.WithoutCancel(ctx), c), rec.ID); err == nil {
+			rec = n
+		}
+		return errorResult(fmt.Sprintf("The tool call was cancelled; job %s is %s", rec.ID, rec.Status), rec.ID.String())
+	}
+	return errorResult(fmt.Sprintf("The tool call ended before its job did. Job ID: %s (status %s); it goes on: poll it with grid_job_result, or cancel it with PUT /api/v1/jobs/%s/cancel",
+		rec.ID, rec.Status, rec.ID), rec.ID.String())
 }
 
 // splitUCANs takes the "ucans" member out of a tool call's arguments: UCAN

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -37,18 +38,44 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, msg map[string]j
 	}
 	sess.begin()
 	defer sess.end()
-	if !sess.claim(call.key) {
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	if !sess.claim(call.key, cancel) {
 		writeMessage(w, http.StatusBadRequest, call.id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
 			Message: "duplicate in-flight request ID " + string(call.id)})
 		return true
 	}
 	defer sess.release(call.key)
-	res, err := s.callTool(r.Context(), c, call.name, call.args)
+	res, err := s.callTool(ctx, c, call.name, call.args)
 	if err != nil {
 		writeMessage(w, http.StatusOK, call.id, nil, asRPCError(err))
 		return true
 	}
 	writeMessage(w, http.StatusOK, call.id, res, nil)
+	return true
+}
+
+// cancelled answers notifications/cancelled for a call the direct path
+// runs on r's session: the call's job is cancelled and the call answered
+// so. Others (the SDK's calls, unknown ids) go on to the SDK. It reports
+// whether it answered.
+func (s *Server) cancelled(w http.ResponseWriter, r *http.Request, msg map[string]json.RawMessage) bool {
+	if msg == nil || methodOf(msg) != "notifications/cancelled" || msg["id"] != nil {
+		return false
+	}
+	sess := s.sessions.get(r.Header.Get("Mcp-Session-Id"))
+	if sess == nil || !sess.ownedBy(r) {
+		return false
+	}
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	json.Unmarshal(msg["params"], &p)
+	_, key, ok := requestID(p.RequestID)
+	if !ok || !sess.cancel(key) {
+		return false
+	}
+	w.WriteHeader(http.StatusAccepted)
 	return true
 }
 

@@ -20,6 +20,7 @@ import (
 // Engine is what the door needs of the venue's engine.
 type Engine interface {
 	Invoke(ctx context.Context, req runtime.InvokeRequest) (*venue.Job, error)
+	Cancel(ctx context.Context, id venue.JobID) (*venue.Job, error)
 	Operations() []*venue.Operation
 	Identity() runtime.Identity
 }
@@ -114,7 +115,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		msg := parseMessage(body)
-		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || badLogLevel(w, msg) || s.reinitialized(w, r, msg) {
+		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || s.cancelled(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || badLogLevel(w, msg) || s.reinitialized(w, r, msg) {
 			return
 		}
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -45,7 +46,7 @@ type session struct {
 	timer    *time.Timer
 
 	mu    sync.Mutex
-	calls map[string]struct{} // request ids in flight on the direct path
+	calls map[string]context.CancelCauseFunc // request ids in flight on the direct path, and what cancels each
 }
 
 func newSessions(timeout time.Duration) *sessions {
@@ -64,7 +65,7 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 		r.mu.Unlock()
 		return
 	}
-	s := &session{ss: ss, did: did, calls: map[string]struct{}{}}
+	s := &session{ss: ss, did: did, calls: map[string]context.CancelCauseFunc{}}
 	s.lastUse.Store(time.Now().UnixNano())
 	r.byID[id] = s
 	r.perDID[did]++
@@ -158,15 +159,29 @@ func (s *session) end() {
 	s.inflight.Add(-1)
 }
 
-// claim records a request id in flight on the direct path; false if one
-// with that id is already running, which JSON-RPC forbids.
-func (s *session) claim(id string) bool {
+// claim records a request id in flight on the direct path, with what
+// cancels it; false if one with that id is already running, which
+// JSON-RPC forbids.
+func (s *session) claim(id string, cancel context.CancelCauseFunc) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, dup := s.calls[id]; dup {
 		return false
 	}
-	s.calls[id] = struct{}{}
+	s.calls[id] = cancel
+	return true
+}
+
+// cancel cancels the call in flight on the direct path with request id
+// id (notifications/cancelled), and reports whether there was one.
+func (s *session) cancel(id string) bool {
+	s.mu.Lock()
+	cancel := s.calls[id]
+	s.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel(errCallCancelled)
 	return true
 }
 

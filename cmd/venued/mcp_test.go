@@ -405,3 +405,24 @@ func TestMCP_Batches(t *testing.T) {
 		t.Fatalf("a batch on a 2025-06-18 session without the version header: %d %s", r.status, r.body)
 	}
 }
+
+// TestMCP_CancelledCall: notifications/cancelled for a call in flight
+// cancels its job (as the client asked) and ends the call at once.
+func TestMCP_CancelledCall(t *testing.T) {
+	m := MustRunMain(t, "", func(c *Config) { c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"} })
+	c := newClient(m)
+	sid := mcpInit(t, c)
+	done := make(chan reply, 1)
+	begun := time.Now()
+	go func() {
+		done <- mcpPost(t, c, sid, `{"jsonrpc":"2.0","id":"c1","method":"tools/call","params":{"name":"test_delay","arguments":{"ms":20000}}}`)
+	}()
+	time.Sleep(300 * time.Millisecond)
+	if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c1","reason":"user"}}`); r.status != 202 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	r := <-done
+	if time.Since(begun) > 10*time.Second || !strings.Contains(string(r.body), "The tool call was cancelled; job") || !strings.Contains(string(r.body), "is CANCELLED") {
+		t.Fatalf("the cancelled call, after %s: %d %s", time.Since(begun), r.status, r.body)
+	}
+}
