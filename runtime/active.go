@@ -111,9 +111,9 @@ func (a *activeJobs) drop(j *job) {
 // cancelAll stops every execution for the shutdown, and takes no job after.
 func (a *activeJobs) cancelAll() {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.stopping = true
-	for _, j := range a.m {
+	a.mu.Unlock()
+	for _, j := range a.list() { // each job's lock without a.mu, as everywhere else
 		j.mu.Lock()
 		if j.cancel != nil {
 			j.cancel(errShutdown)

@@ -385,7 +385,8 @@ func (j *job) wake() {
 
 // Await waits up to timeout for the caller's job to end and returns its
 // record as it then stands, ended or not.
-// Returns ENOTFOUND if the caller has no such job.
+// Returns ENOTFOUND if the caller has no such job, and EUNAVAILABLE if the
+// engine closed with the job not ended.
 func (e *Engine) Await(ctx context.Context, id venue.JobID, timeout time.Duration) (*venue.Job, error) {
 	if timeout <= 0 {
 		return e.Job(ctx, id) // waiting no time is reading: a context already over would fail the read
@@ -401,6 +402,13 @@ func (e *Engine) Await(ctx context.Context, id venue.JobID, timeout time.Duratio
 		last = j
 	}
 	if last == nil || !last.Status.Terminal() {
+		select {
+		case <-e.closed:
+			// Nothing here will change it any more: a caller waiting in a
+			// loop would spin.
+			return nil, errStopping
+		default:
+		}
 		// The stream ended early (deadline, or it fell behind): read afresh.
 		return e.Job(context.WithoutCancel(ctx), id)
 	}

@@ -118,3 +118,21 @@ func TestLoss_SettleBetweenCancelAndReturn(t *testing.T) {
 		t.Fatalf("Settle in the window answered %v %v; after the restart the job is %s", settled, err, got.Status)
 	}
 }
+
+// TestLoss_AwaitAfterClose: once the engine has closed, a wait on a job
+// that has not ended (paused, say) says so at once instead of returning
+// the record unended, on which a caller waiting in a loop (an agent's run
+// awaiting its transition) spun.
+func TestLoss_AwaitAfterClose(t *testing.T) {
+	h := mustEngine(t)
+	rec := h.invoke(t, "v/test/ops/delay", `{"ms": 60000}`, 0)
+	h.waitStatus(t, rec.ID, venue.StatusStarted)
+	if _, err := h.Pause(h.alice, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	begun := time.Now()
+	if _, err := h.Await(h.alice, rec.ID, time.Minute); venue.ErrorCode(err) != venue.EUNAVAILABLE || time.Since(begun) > 5*time.Second {
+		t.Fatalf("await after Close: %v after %s", err, time.Since(begun))
+	}
+}

@@ -70,29 +70,12 @@ func New(e *runtime.Engine, opts Options) (*Auth, error) {
 		if a.providers[p.Name] != nil {
 			return nil, venue.Errorf(venue.EINVALID, "OAuth provider %q is configured twice", p.Name)
 		}
-		if err := a.prefixFree(p.Name); err != nil {
-			return nil, err
-		}
 		a.providers[p.Name] = &provider{Provider: p, client: opts.HTTPClient, bg: a.ctx}
 	}
 	if opts.Anonymous != "" {
 		a.log.Info("anonymous access", "allows", opts.Anonymous, "why", opts.AnonymousWhy)
 	}
 	return a, nil
-}
-
-// prefixFree refuses a provider name that is another's followed by '-', or
-// the start of another's: user ids are <provider>-<subject>, so provider
-// corp with subject dev-x and provider corp-dev with subject x would be the
-// same user.
-func (a *Auth) prefixFree(name string) error {
-	for q := range a.providers {
-		if strings.HasPrefix(name, q+"-") || strings.HasPrefix(q, name+"-") {
-			return venue.Errorf(venue.EINVALID, "OAuth providers %q and %q: one name is the other's followed by '-', so their users' ids could meet "+
-				"(%s-<subject> of one is a subject of the other); rename one", min(q, name), max(q, name), min(q, name))
-		}
-	}
-	return nil
 }
 
 // Close stops refreshing providers' keys.

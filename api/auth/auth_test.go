@@ -287,8 +287,8 @@ func TestAuth_OpenRoutesIgnoreTokens(t *testing.T) {
 }
 
 // TestAuth_UserIDs: no two (provider, subject) pairs name the same user:
-// a subject shaped like the hash of another is hashed too, and provider
-// names that run into each other are refused.
+// a subject shaped like the hash of another is hashed too, and a subject
+// whose id falls among a longer-named provider's is refused.
 func TestAuth_UserIDs(t *testing.T) {
 	corp := &provider{Provider: Provider{Name: "corp", Issuer: "https://idp.example"}}
 	hashed := corp.userID("alice@example.com")
@@ -310,9 +310,15 @@ func TestAuth_UserIDs(t *testing.T) {
 	if corp.userID(forged) == hashed {
 		t.Fatalf("subject %q is alice@example.com's user %s", forged, hashed)
 	}
-	_, err := New(mustAuth(t, Options{}).e, Options{Providers: []Provider{
+	a := mustAuth(t, Options{Providers: []Provider{
 		{Name: "corp", Issuer: "https://a.example", ClientID: "x"}, {Name: "corp-dev", Issuer: "https://b.example", ClientID: "y"}}})
-	if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), `"corp" and "corp-dev"`) {
-		t.Fatalf("providers corp and corp-dev: %v", err)
+	if id, err := a.userIDOf(a.providers["corp-dev"], "alice"); err != nil || id != "corp-dev-alice" {
+		t.Fatalf("corp-dev's alice: %q %v", id, err)
+	}
+	if id, err := a.userIDOf(a.providers["corp"], "dev-alice"); venue.ErrorCode(err) != venue.EUNAUTHORIZED || !strings.Contains(err.Error(), "would be the same venue user as a user of provider corp-dev") {
+		t.Fatalf("corp's dev-alice: %q %v", id, err)
+	}
+	if id, err := a.userIDOf(a.providers["corp"], "alice"); err != nil || id != "corp-alice" {
+		t.Fatalf("corp's alice: %q %v", id, err)
 	}
 }

@@ -169,7 +169,29 @@ func (a *Auth) providerIssued(ctx context.Context, tok, iss string) (verdict, er
 	if err != nil {
 		return verdict{}, a.refused(err, p.audience())
 	}
-	return verdict{caller: venue.Caller{DID: a.id.UserDID(p.userID(sub))}, expires: exp}, nil
+	user, err := a.userIDOf(p, sub)
+	if err != nil {
+		return verdict{}, err
+	}
+	return verdict{caller: venue.Caller{DID: a.id.UserDID(user)}, expires: exp}, nil
+}
+
+// userIDOf is p's user sub as a venue user id, refused (401) when it falls
+// among another provider's: ids are <provider>-<subject>, so with providers
+// corp and corp-dev, corp's subject dev-x and corp-dev's subject x would be
+// one user. The longer name keeps its ids, and the shorter one's subject is
+// refused, rather than the configuration, which worked before the check
+// (github, github-enterprise): a provider's subjects (GitHub's are numbers)
+// rarely take that form.
+func (a *Auth) userIDOf(p *provider, sub string) (string, error) {
+	id := p.userID(sub)
+	for name := range a.providers {
+		if len(name) > len(p.Name) && strings.HasPrefix(id, name+"-") {
+			return "", invalid("the subject %q of OAuth provider %s would be the same venue user as a user of provider %s: the venue refuses it; "+
+				"its operator can rename one provider", clip(sub), p.Name, name)
+		}
+	}
+	return id, nil
 }
 
 func (a *Auth) providerByIssuer(iss string) *provider {

@@ -134,7 +134,12 @@ func (a *Auth) callback(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, a.refused(err, p.audience()))
 		return
 	}
-	a.issue(w, r, a.id.UserDID(p.userID(sub)))
+	user, err := a.userIDOf(p, sub)
+	if err != nil {
+		a.fail(w, err)
+		return
+	}
+	a.issue(w, r, a.id.UserDID(user))
 }
 
 // issue answers a finished sign-in with a venue-signed token.

@@ -136,7 +136,7 @@ func configJSONError(b []byte, err error) string {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		line, col := lineCol(b, syntax.Offset)
+		line, col := lineCol(b, syntax.Offset-1) // the offset counts the byte at fault
 		return fmt.Sprintf("line %d, column %d: %s", line, col, strings.TrimPrefix(syntax.Error(), "json: "))
 	case errors.As(err, &typ):
 		line, _ := lineCol(b, typ.Offset) // the offset is the value's end: its line is what helps

@@ -46,7 +46,7 @@ func TestLoadConfig(t *testing.T) {
 		{"an empty file", []string{writeFile(t, dir, "empty.json", " \n")}, env(), nil, "is empty: give one JSON object"},
 		{"a key of the wrong type", []string{writeFile(t, dir, "type.json", "{\n  \"maxBodyBytes\": \"big\"}")}, env(), nil,
 			"line 2: maxBodyBytes: want a whole number, not a JSON string"},
-		{"a syntax error", []string{writeFile(t, dir, "syntax.json", "{\"listen\": \"x\",,}")}, env(), nil, "line 1, column 17: invalid character ','"},
+		{"a syntax error", []string{writeFile(t, dir, "syntax.json", "{\"listen\": \"x\",,}")}, env(), nil, "line 1, column 16: invalid character ','"},
 		{"a file cut short", []string{writeFile(t, dir, "short.json", `{"listen": "x"`)}, env(), nil, "the JSON ends too early"},
 		{"a URL that is not http(s)", nil, env("VENUE_URL", "ftp://x"), nil, `url: public base URL "ftp://x" must be an absolute http(s) URL`},
 		{"a bad MCP duration", []string{writeFile(t, dir, "mcp.json", `{"mcp": {"bridgeTimeout": "soon"}}`)}, env(), nil, `mcp.bridgeTimeout "soon": write a positive duration`},

@@ -221,7 +221,8 @@ func (m *Main) engineConfig(catalog []runtime.CatalogEntry) runtime.Config {
 // after shutdownTimeout are closed.
 const (
 	drainGrace      = 2 * time.Second
-	streamsGrace    = 2 * time.Second // for job event streams to send their jobs' ends
+	agentsGrace     = 3 * time.Second // for the agents' runs the engine stopped to record it
+	streamsGrace    = time.Second     // for job event streams to send their jobs' ends
 	shutdownTimeout = 10 * time.Second
 )
 
@@ -256,7 +257,7 @@ func (m *Main) Close() error {
 		// The runs the engine stopped record it, and a run that resolved
 		// its task as the venue stopped ends the task's job, while the
 		// engine still writes.
-		m.agents.Drain(5 * time.Second)
+		m.agents.Drain(agentsGrace)
 	}
 	if m.engine != nil {
 		errs = append(errs, m.engine.Close())

@@ -359,7 +359,7 @@ func (a *Agents) pause(ctx context.Context, r *run) {
 		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
 		}
-		rec.Status, rec.Lease, rec.Updated, rec.Interrupted = Sleeping, 0, a.ms(), true
+		rec.Status, rec.Lease, rec.Updated, rec.Interrupted = Sleeping, 0, a.ms(), rec.hasWork()
 		return rec, nil
 	})
 }

@@ -6,11 +6,12 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// checkKeyName refuses an apiKeySecret that looks like a provider key
-// rather than the name of the secret holding one: a key pasted there would
-// otherwise be repeated in the "API key not found ... at /s/<name>" error
-// and in the logs. The field is also a secret field, so the job's input
-// record hides it either way. The message does not repeat the value.
+// checkKeyName words the refusal of an apiKeySecret that names no secret
+// and looks like a provider key rather than the name of the secret holding
+// one: a key pasted there would otherwise be repeated in the spec's "API
+// key not found ... at /s/<name>" error and in the logs. It is asked only
+// once no secret of that name is found, so a secret named like a key still
+// works. The message does not repeat the value.
 func checkKeyName(name string) error {
 	if !looksLikeKey(name) {
 		return nil

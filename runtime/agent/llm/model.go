@@ -103,11 +103,11 @@ func Call(ctx context.Context, env *runtime.Env, req *Request) (*Response, error
 		return nil, err
 	}
 	secret := strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/")
-	if err := checkKeyName(secret); err != nil {
-		return nil, err
-	}
 	if _, err := env.Secret(ctx, secret); err != nil {
 		if venue.ErrorCode(err) == venue.ENOTFOUND {
+			if err := checkKeyName(secret); err != nil {
+				return nil, err
+			}
 			return nil, venue.Errorf(venue.EINVALID, "API key not found for provider '%s' at /s/%s", p.name, secret)
 		}
 		return nil, err
