@@ -79,7 +79,9 @@ func TestMCPGolden(t *testing.T) {
 		g.post(tc.name, g.sid, tc.body)
 	}
 	g.headers = []string{"Accept", "application/json"}
-	g.post("Accept without text/event-stream", g.sid, `{"jsonrpc":"2.0","id":20,"method":"ping"}`)
+	g.post("Accept without text/event-stream: answered in JSON, as the reference does", g.sid, `{"jsonrpc":"2.0","id":20,"method":"ping"}`)
+	g.headers = []string{"Accept", "text/html"}
+	g.post("Accept with neither", g.sid, `{"jsonrpc":"2.0","id":23,"method":"ping"}`)
 	g.headers = []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "1999-01-01"}
 	g.post("unsupported protocol version", g.sid, `{"jsonrpc":"2.0","id":21,"method":"ping"}`)
 	g.headers = nil
