@@ -43,6 +43,7 @@ type Options struct {
 	SessionTimeout  time.Duration      // idle MCP sessions are closed after this; default 30 minutes
 	ToolsTTL        time.Duration      // how long a caller's bridged tools are cached; default 2 s
 	MaxBodyBytes    int64              // largest JSON-RPC request body; default 16 MiB, as the REST API
+	KeepAlive       time.Duration      // how often an idle GET stream gets an SSE comment; default 30 s
 	AuthRequired    bool               // discovery says a bearer token is required (no anonymous callers)
 	IgnoreForwarded bool               // discovery names the endpoint by the base URL only, ignoring X-Forwarded-Proto/Host
 	Logger          *slog.Logger       // nil discards
@@ -79,6 +80,9 @@ func New(e Engine, opts Options) *Server {
 	}
 	if opts.ToolsTTL <= 0 {
 		opts.ToolsTTL = 2 * time.Second
+	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 30 * time.Second
 	}
 	if opts.Tools == nil {
 		opts.Tools = e.Operations()
@@ -125,10 +129,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			defer sess.end()
 		}
 	}
-	rw := &rpcErrorWriter{ResponseWriter: w}
-	s.handler.ServeHTTP(rw, r)
-	if ref := rw.refusal(); ref != nil {
-		writeRefusal(w, r, body, *ref)
+	if r.Method == http.MethodGet {
+		withKeepAlive(w, r, s.opts.KeepAlive, s.serveSDK(body))
+		return
+	}
+	s.serveSDK(body)(w, r)
+}
+
+// serveSDK hands a request to the SDK, answering what it refuses in plain
+// text as a JSON-RPC error.
+func (s *Server) serveSDK(body []byte) func(http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request) {
+		rw := &rpcErrorWriter{ResponseWriter: w}
+		s.handler.ServeHTTP(rw, r)
+		if ref := rw.refusal(); ref != nil {
+			writeRefusal(w, r, body, *ref)
+		}
 	}
 }
 
