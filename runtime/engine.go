@@ -248,14 +248,9 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 		time.Sleep(time.Millisecond)
 	}
 	failed := 0
-	defer func() {
-		if failed > 0 {
-			e.log.Info("failed the jobs still queued or running at shutdown", "count", failed)
-		}
-	}()
 	for _, j := range e.jobs.list() {
 		j.mu.Lock()
-		if !j.settled(e) {
+		if !j.settled() {
 			failed++
 			msg := "The venue shut down while the job was running"
 			if j.rec.Status == venue.StatusPending {
@@ -267,11 +262,14 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 		}
 		j.mu.Unlock()
 	}
+	if failed > 0 {
+		e.log.Info("failed the jobs still queued or running at shutdown", "count", failed)
+	}
 }
 
 // settled reports whether j needs nothing from settleAtShutdown. Call with
 // j.mu held.
-func (j *job) settled(e *Engine) bool {
+func (j *job) settled() bool {
 	st := j.rec.Status
 	return st.Terminal() || st == venue.StatusPaused || j.handed
 }

@@ -122,18 +122,7 @@ func TestAgents_SuspendLetsTheCycleInFlightAnswer(t *testing.T) {
 		// transition (RUNNING alone comes before the cycle reads the
 		// session, and a suspension then rightly leaves the message
 		// unread).
-		eventually(t, "the cycle runs its transition", func() bool {
-			var ids []string
-			c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
-			for _, id := range ids {
-				var j jobJSON
-				c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
-				if j.Operation == "v/ops/transition/scripted" && j.Status == "STARTED" {
-					return true
-				}
-			}
-			return false
-		})
+		eventually(t, "the cycle runs its transition", func() bool { return c.transitionRunning(t) })
 		c.out(t, "v/ops/agent/suspend", `{"agentId": "bot"}`)
 		select {
 		case r := <-done:

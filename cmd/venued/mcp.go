@@ -86,16 +86,10 @@ func positiveDuration(name, v string) (time.Duration, error) {
 // executor, which reaches remote servers under the venue's outbound policy.
 // It also checks the rest of the MCP settings, before anything starts.
 func (m *Main) addBridge(o *operations) error {
-	timeout, err := m.Config.MCP.bridgeTimeout()
-	if err != nil {
+	if err := m.Config.MCP.validate(); err != nil {
 		return err
 	}
-	if _, err := m.Config.MCP.sessionTimeout(); err != nil {
-		return err
-	}
-	if err := m.Config.MCP.validatePrefixes(); err != nil {
-		return err
-	}
+	timeout, _ := m.Config.MCP.bridgeTimeout() // checked by validate
 	entries, err := mcpbridge.Entries()
 	if err != nil {
 		return err
