@@ -173,24 +173,6 @@ func legacyVersion(v string) bool {
 	return false
 }
 
-func acceptsBoth(values []string) bool {
-	var jsonOK, streamOK bool
-	for _, v := range values {
-		for _, tok := range strings.Split(v, ",") {
-			base, _, _ := strings.Cut(tok, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*":
-				jsonOK = true
-			case "text/event-stream", "text/*":
-				streamOK = true
-			case "*/*":
-				jsonOK, streamOK = true, true
-			}
-		}
-	}
-	return jsonOK && streamOK
-}
-
 func isLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

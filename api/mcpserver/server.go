@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -119,7 +118,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if unclean(w, body) || batchedInitialize(w, body) || s.badBatch(w, r, body) {
 			return
 		}
-		r = jsonAccepted(r)
+		var framed *sseFrame
+		if r, framed = negotiate(w, r); framed != nil {
+			w = framed
+			defer framed.finish()
+		}
 		msg := parseMessage(body)
 		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || s.cancelled(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || badLogLevel(w, msg) || s.reinitialized(w, r, msg) {
 			return
@@ -146,20 +149,6 @@ func (s *Server) serveSDK(body []byte) func(http.ResponseWriter, *http.Request) 
 			writeRefusal(w, r, body, *ref)
 		}
 	}
-}
-
-// jsonAccepted returns r accepting text/event-stream too when it accepts
-// JSON only. MCP asks a client to accept both, and the SDK refuses a POST
-// that does not (400), but the door answers every POST with JSON, which
-// such a client reads: the reference venue answers it, and so does this one.
-func jsonAccepted(r *http.Request) *http.Request {
-	values := r.Header.Values("Accept")
-	if len(values) == 0 || acceptsBoth(values) || !acceptsBoth(append(values, "text/event-stream")) {
-		return r
-	}
-	r = r.Clone(r.Context())
-	r.Header.Set("Accept", strings.Join(values, ", ")+", text/event-stream")
-	return r
 }
 
 // unreadable answers a POST whose body is over the limit or could not be

@@ -80,6 +80,11 @@ func TestMCPGolden(t *testing.T) {
 	}
 	g.headers = []string{"Accept", "application/json"}
 	g.post("Accept without text/event-stream: answered in JSON, as the reference does", g.sid, `{"jsonrpc":"2.0","id":20,"method":"ping"}`)
+	g.headers = []string{"Accept", "text/event-stream"}
+	g.post("Accept with text/event-stream only: the answer as one SSE message, as the reference does", g.sid, `{"jsonrpc":"2.0","id":24,"method":"ping"}`)
+	g.headers = []string{"Accept", "text/event-stream", "Mcp-Protocol-Version", "2025-11-25"}
+	g.post("Accept with text/event-stream only, a tools/call", g.sid, `{"jsonrpc":"2.0","id":25,"method":"tools/call","params":{"name":"core_read","arguments":{"path":"w/golden/greeting"}}}`)
+	g.post("Accept with text/event-stream only, an error", g.sid, `{"jsonrpc":"2.0","id":26,"method":"tools/explode"}`)
 	g.headers = []string{"Accept", "text/html"}
 	g.post("Accept with neither", g.sid, `{"jsonrpc":"2.0","id":23,"method":"ping"}`)
 	g.headers = []string{"Accept", "application/json, text/event-stream", "Mcp-Protocol-Version", "1999-01-01"}
