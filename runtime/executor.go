@@ -119,16 +119,25 @@ func (env *Env) Read(ctx context.Context, path string, maxSize int) (*ReadResult
 
 // Write writes path as the caller.
 func (env *Env) Write(ctx context.Context, path string, value json.RawMessage) error {
+	if err := env.mayChangeOps(path); err != nil {
+		return err
+	}
 	return env.e.Write(env.Context(ctx), path, value)
 }
 
 // Delete deletes path as the caller.
 func (env *Env) Delete(ctx context.Context, path string) (bool, error) {
+	if err := env.mayChangeOps(path); err != nil {
+		return false, err
+	}
 	return env.e.Delete(env.Context(ctx), path)
 }
 
 // Append appends to the vector at path as the caller.
 func (env *Env) Append(ctx context.Context, path string, value json.RawMessage) (int, error) {
+	if err := env.mayChangeOps(path); err != nil {
+		return 0, err
+	}
 	return env.e.Append(env.Context(ctx), path, value)
 }
 
@@ -144,7 +153,37 @@ func (env *Env) Slice(ctx context.Context, path string, offset, limit int) (*Sli
 
 // Copy copies from one path to another as the caller.
 func (env *Env) Copy(ctx context.Context, from, to string) error {
+	if err := env.mayChangeOps(to); err != nil {
+		return err
+	}
 	return env.e.Copy(env.Context(ctx), from, to)
+}
+
+// mayChangeOps refuses a job running code a user uploaded any change to
+// where its caller keeps operations and skills: the pins (o/, the MCP
+// bridges under o/mcp among them), w/ops and w/skills. A pin re-pointed
+// there would run other code the next time the caller calls it, with the
+// secrets the caller names for the operation it used to hold (which
+// mayUseSecret then lets that code use); a skill rewritten there would
+// steer an agent holding tools and secrets.
+func (env *Env) mayChangeOps(path string) error {
+	if !env.e.runsUploadedCode(env.j) {
+		return nil
+	}
+	rel := strings.TrimPrefix(path, "/")
+	if strings.HasPrefix(rel, "did:") {
+		_, rel, _ = strings.Cut(rel, "/")
+	}
+	p, err := venue.ParsePath(rel)
+	if err != nil {
+		return nil // the engine refuses it in its own words
+	}
+	switch {
+	case p.Namespace() == venue.NSPins,
+		p.Namespace() == venue.NSWorkspace && (len(p.Segments) < 2 || p.Segments[1] == "ops" || p.Segments[1] == "skills"):
+		return venue.Errorf(venue.EFORBIDDEN, "This operation runs code a user uploaded, which may not change where you keep operations and skills (o/, w/ops, w/skills; here %s): a pin it re-pointed would run other code with the secrets you name for it", clipRef(path))
+	}
+	return nil
 }
 
 // PutSecret stores a secret for the caller (secret:set).

@@ -137,7 +137,8 @@
 // referenced, never read, and code a user uploaded may use (resolve or
 // store) only the secrets its job's input names as "s/NAME" or in a
 // {s/NAME} placeholder: the caller decides which of their secrets someone
-// else's module may spend. http.request resolves "s/NAME" in
+// else's module may spend. Nor may such code change o/, w/ops or w/skills,
+// where the caller keeps the operations and skills they name secrets for. http.request resolves "s/NAME" in
 // bearerSecret, secretHeaders values and {s/NAME} placeholders in the URL
 // on the host side, and masks every resolved value, in any URL or JSON
 // escaping (the forms common encoders write, runtime/mask.go), out of
