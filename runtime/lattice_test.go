@@ -1,13 +1,16 @@
 package runtime_test
 
 import (
+	"context"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
 )
 
 func TestEngine_Read(t *testing.T) {
@@ -175,5 +178,64 @@ func TestReadResult_AppendJSON(t *testing.T) {
 				t.Errorf("AppendJSON = %s\nencoding/json  %s", got, want)
 			}
 		})
+	}
+}
+
+// batchStore records the most record bytes one ListJobs call hands over.
+type batchStore struct {
+	sqlStore
+	mostListed int
+}
+
+func (s *batchStore) ListJobs(ctx context.Context, owner string, offset, limit int, withRecords bool) ([]runtime.JobRow, int, error) {
+	rows, total, err := s.sqlStore.ListJobs(ctx, owner, offset, limit, withRecords)
+	n := 0
+	for _, r := range rows {
+		n += len(r.Record)
+	}
+	s.mostListed = max(s.mostListed, n)
+	return rows, total, err
+}
+
+// A read of j or a whole holds no more than it answers with: records are
+// gathered one at a time, and past maxSize only measured, so that a caller
+// with many large job records cannot make one read hold gigabytes.
+func TestEngine_ReadOfWholeNamespaceIsBounded(t *testing.T) {
+	st, err := sql.Open(context.Background(), "", sql.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	bs := &batchStore{sqlStore: st}
+	h := mustEngineOn(t, bs)
+	big := `{"blob": "` + strings.Repeat("x", 100_000) + `"}`
+	for range 5 {
+		h.invoke(t, "v/test/ops/echo", big, time.Minute)
+	}
+	for i := range 3 {
+		h.RegisterAsset(h.alice, []byte(`{"name": "doc`+strconv.Itoa(i)+`", "description": "`+strings.Repeat("d", 50_000)+`"}`))
+	}
+	for _, ns := range []string{"j", "a"} {
+		whole, err := h.Read(h.alice, ns, runtime.MaxReadSize)
+		if err != nil || !whole.Exists || whole.Truncated {
+			t.Fatalf("%s: %+v %v", ns, whole, err)
+		}
+		size := whole.ValueBytes
+		bs.mostListed = 0
+		for _, maxSize := range []int{100, size - 1} {
+			res, err := h.Read(h.alice, ns, maxSize)
+			if err != nil || !res.Exists || !res.Truncated || res.ValueBytes != size || res.Size != size || res.Type != "Map" {
+				t.Fatalf("%s at maxSize %d: %+v %v, want truncated at %d bytes", ns, maxSize, res, err, size)
+			}
+		}
+		if res, err := h.Read(h.alice, ns, size); err != nil || res.Truncated || string(res.Value) != string(whole.Value) {
+			t.Fatalf("%s at its own size: %+v %v", ns, res, err)
+		}
+		if bs.mostListed > 0 {
+			t.Fatalf("%s: a read took %d bytes of records from the store in one call", ns, bs.mostListed)
+		}
+	}
+	if res, err := h.Read(h.bob, "j", 0); err != nil || string(res.Value) != "{}" {
+		t.Fatalf("bob's j: %+v %v", res, err)
 	}
 }

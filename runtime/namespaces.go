@@ -33,11 +33,11 @@ func (e *Engine) valueUpTo(ctx context.Context, c venue.Caller, p venue.Path, bu
 	case venue.NSVenue:
 		return e.venueValue(segs[1:])
 	case venue.NSJobs:
-		return e.jobsValue(ctx, c, segs[1:])
+		return e.jobsValue(ctx, c, segs[1:], budget)
 	case venue.NSSecrets:
 		return e.secretsValue(ctx, c, segs[1:])
 	case venue.NSAssets:
-		return e.assetsValue(ctx, segs[1:])
+		return e.assetsValue(ctx, segs[1:], budget)
 	}
 	return e.readValue(ctx, c.DID, p, budget)
 }
@@ -65,16 +65,31 @@ func (e *Engine) venueValue(segs []string) (json.RawMessage, bool, error) {
 }
 
 // jobsValue reads j (a map of the caller's job records by id) or a record.
-func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string) (json.RawMessage, bool, error) {
+// j whole is gathered a record at a time and held only while it fits in
+// budget: a record may be tens of megabytes, and a thousand of them read at
+// once would hold gigabytes to answer that they do not fit. Past budget
+// the records are only measured, and the answer is an *errTooLarge.
+func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string, budget int) (json.RawMessage, bool, error) {
 	if len(segs) == 0 {
-		rows, total, err := e.store.ListJobs(ctx, c.DID, 0, maxMaterialized, true)
+		rows, total, err := e.store.ListJobs(ctx, c.DID, 0, maxMaterialized, false)
 		if err == nil && total > maxMaterialized {
 			err = &errTooMany{}
 		}
 		if err != nil {
 			return nil, false, err
 		}
-		return rowsMap(len(rows), func(i int) (string, json.RawMessage) { return rows[i].ID.String(), rows[i].Record }), true, nil
+		m := boundedMap{budget: budget}
+		for _, r := range rows {
+			row, err := e.store.Job(ctx, r.ID)
+			switch {
+			case venue.ErrorCode(err) == venue.ENOTFOUND:
+				continue // deleted meanwhile
+			case err != nil:
+				return nil, false, err
+			}
+			m.add(r.ID.String(), row.Record)
+		}
+		return m.value()
 	}
 	id, err := venue.ParseJobID(segs[0])
 	if err != nil {
@@ -117,8 +132,9 @@ func secretShown(updated int64) json.RawMessage {
 	return fmt.Appendf(nil, `{"secret":true,"updated":%d}`, updated)
 }
 
-// assetsValue reads a (asset metadata by id) or one asset's metadata.
-func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessage, bool, error) {
+// assetsValue reads a (asset metadata by id) or one asset's metadata; a
+// whole is held only while it fits in budget, as jobsValue holds j.
+func (e *Engine) assetsValue(ctx context.Context, segs []string, budget int) (json.RawMessage, bool, error) {
 	if len(segs) == 0 {
 		ids, total, err := e.store.ListAssets(ctx, 0, maxMaterialized)
 		if err == nil && total > maxMaterialized {
@@ -127,13 +143,15 @@ func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessag
 		if err != nil {
 			return nil, false, err
 		}
-		metas := make([]json.RawMessage, len(ids))
-		for i, id := range ids {
-			if metas[i], err = e.store.Asset(ctx, id); err != nil {
+		m := boundedMap{budget: budget}
+		for _, id := range ids {
+			meta, err := e.store.Asset(ctx, id)
+			if err != nil {
 				return nil, false, err
 			}
+			m.add(id.String(), meta)
 		}
-		return rowsMap(len(ids), func(i int) (string, json.RawMessage) { return ids[i].String(), metas[i] }), true, nil
+		return m.value()
 	}
 	id, err := venue.ParseAssetID(segs[0])
 	if err != nil {
@@ -148,6 +166,49 @@ func (e *Engine) assetsValue(ctx context.Context, segs []string) (json.RawMessag
 	}
 	v, ok := walk(meta, segs[1:])
 	return v, ok, nil
+}
+
+// boundedMap builds a JSON object entry by entry while it fits in budget
+// bytes, and past it only counts the bytes the object would have.
+type boundedMap struct {
+	budget  int
+	buf     []byte // the object so far, while it fits
+	head    []byte // scratch: an entry's separator, key and colon
+	entries int
+	n       int // bytes of the object, braces included
+	over    bool
+}
+
+func (m *boundedMap) add(key string, v json.RawMessage) {
+	m.head = m.head[:0]
+	if m.entries == 0 {
+		m.n = 2 // the braces
+	} else {
+		m.head = append(m.head, ',')
+	}
+	m.head = append(venue.AppendString(m.head, key), ':')
+	m.entries++
+	m.n += len(m.head) + len(v)
+	if m.over || m.n > m.budget {
+		m.over, m.buf = true, nil // only measured from here on
+		return
+	}
+	if m.buf == nil {
+		m.buf = append(m.buf, '{')
+	}
+	m.buf = append(append(m.buf, m.head...), v...)
+}
+
+// value is the object built, or an *errTooLarge with its size when it did
+// not fit.
+func (m *boundedMap) value() (json.RawMessage, bool, error) {
+	switch {
+	case m.over:
+		return nil, true, &errTooLarge{size: m.n}
+	case m.entries == 0:
+		return json.RawMessage("{}"), true, nil
+	}
+	return append(m.buf, '}'), true, nil
 }
 
 // rowsMap builds a JSON object from n keyed entries, in the order given.

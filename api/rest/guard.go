@@ -194,7 +194,7 @@ func clipPath(p string) string {
 // budget of held bodies (bodyBudget) until its handler returns.
 func (s *Server) boundBodies(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		content := r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/content")
+		content := r.Method == http.MethodPut && assetContent(r)
 		// A body said to be larger than any REST endpoint but asset content
 		// takes is refused before a byte of it is read (or waited for). The
 		// other doors answer in their own protocols' words.
@@ -218,6 +218,15 @@ func (s *Server) boundBodies(next http.Handler) http.Handler {
 		defer b.release() // also when a door's handler panics
 		next.ServeHTTP(w, r)
 	})
+}
+
+// assetContent reports whether r is on an asset's content route, whose
+// body is binary and streams to the store. Only that route: a secret may be
+// named "content" (PUT /api/v1/secrets/content), and its body is JSON like
+// any other secret's.
+func assetContent(r *http.Request) bool {
+	ref, ok := strings.CutPrefix(r.URL.Path, "/api/v1/assets/")
+	return ok && strings.HasSuffix(ref, "/content") && ref != "/content"
 }
 
 type deadliner interface{ SetReadDeadline(time.Time) error }

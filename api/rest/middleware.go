@@ -35,7 +35,7 @@ func (s *Server) identify(next http.Handler) http.Handler {
 func jsonByDefault(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if (r.Method == http.MethodPost || r.Method == http.MethodPut) && strings.HasPrefix(r.URL.Path, "/api/v1/") &&
-			!strings.HasSuffix(r.URL.Path, "/content") {
+			!assetContent(r) {
 			ct := r.Header.Get("Content-Type")
 			if ct != "application/json" && readsAsJSON(ct) {
 				r.Header.Set("Content-Type", "application/json")

@@ -155,6 +155,8 @@ func TestREST_BodiesAsSent(t *testing.T) {
 		{"run input not UTF-8", "POST", "/api/v1/run", "{\"operation\": \"v/test/ops/echo\", \"input\": {\"a\": \"x\x80\"}}", "application/json", 400, notUTF8},
 		{"asset metadata not UTF-8", "POST", "/api/v1/assets", "{\"name\": \"caf\xe9\"}", "application/json", 400, notUTF8 + "13)"},
 		{"secret not UTF-8", "PUT", "/api/v1/secrets/LATIN1", "\"pass\xe9word\"", "application/json", 400, notUTF8},
+		{"secret named content, not UTF-8", "PUT", "/api/v1/secrets/content", "\"pass\xe9word\"", "application/json", 400, notUTF8},
+		{"secret named content, sent as curl -d sends it", "PUT", "/api/v1/secrets/content", `"value-1234"`, "application/x-www-form-urlencoded", 200, ""},
 		{"a byte-order mark", "POST", "/api/v1/invoke", "\xef\xbb\xbf{\"operation\": \"v/test/ops/echo\"}", "application/json", 400,
 			"=Request body is not valid JSON: it begins with a byte-order mark (EF BB BF); send the JSON without it"},
 		{"a byte-order mark before a secret", "PUT", "/api/v1/secrets/BOM", "\xef\xbb\xbf\"value-1234\"", "application/json", 400,
@@ -195,7 +197,7 @@ func TestREST_BodiesAsSent(t *testing.T) {
 	t.Run("nothing refused was stored", func(t *testing.T) {
 		var secrets struct{ Items []string }
 		c.do(t, "GET", "/api/v1/secrets", nil).json(t, &secrets)
-		if strings.Join(secrets.Items, ",") != "SPACED" {
+		if strings.Join(secrets.Items, ",") != "SPACED,content" {
 			t.Fatalf("secrets %v", secrets.Items)
 		}
 		var ids []string
