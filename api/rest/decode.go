@@ -32,6 +32,9 @@ type invocation struct {
 // decodeInvoke decodes an invoke body strictly, with the same messages
 // Huma's validation gives elsewhere: the field at fault, and what it
 // should be.
+// emptyInvoke is what an invoke or run should send.
+const emptyInvoke = `{"operation": "<reference, e.g. v/ops/core/read>", "input": {...}}`
+
 func decodeInvoke(b []byte) (invocation, error) {
 	if !utf8.Valid(b) {
 		return invocation{}, notUTF8(int64(firstNotUTF8(b)))
@@ -50,7 +53,7 @@ func decodeInvoke(b []byte) (invocation, error) {
 func decodeInvokeSlow(b []byte) (invocation, error) {
 	trimmed := bytes.TrimLeft(b, " \t\r\n")
 	if len(trimmed) == 0 {
-		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: request body is required")
+		return invocation{}, venue.Errorf(venue.EINVALID, "The request body is empty: send "+emptyInvoke)
 	}
 	if trimmed[0] != '{' {
 		if !json.Valid(trimmed) {

@@ -14,7 +14,7 @@ func TestDecodeInvoke(t *testing.T) {
 		{"minimal", `{"operation": "v/ops/x/y"}`, "v/ops/x/y", ""},
 		{"everything", `{"operation": "o/p", "input": {"a": 1}, "wait": 50, "ucans": ["t"], "private": true}`, "o/p", ""},
 		{"leading space", "  \n{\"operation\": \"a\"}", "a", ""},
-		{"empty", ``, "", "request body is required"},
+		{"empty", ``, "", "The request body is empty: send {\"operation\""},
 		{"not JSON", `{"operation": `, "", "Request body is not valid JSON"},
 		{"not an object", `[1]`, "", "body: expected object"},
 		{"a string", `"x"`, "", "body: expected object"},

@@ -72,10 +72,31 @@ func writeJSONError(w http.ResponseWriter, status int, msg string) {
 // variable, so this is process-wide; it is idempotent and done once.
 var installErrors = sync.OnceFunc(func() {
 	huma.NewError = newError
-	huma.NewErrorWithContext = func(_ huma.Context, status int, msg string, errs ...error) huma.StatusError {
+	huma.NewErrorWithContext = func(ctx huma.Context, status int, msg string, errs ...error) huma.StatusError {
+		if msg == "request body is required" && ctx != nil && len(errs) == 0 {
+			return &ErrorBody{status: http.StatusBadRequest, Message: emptyBody(ctx.Operation())}
+		}
 		return newError(status, msg, errs...)
 	}
 })
+
+// emptyBody says what to send to op instead of an empty body.
+func emptyBody(op *huma.Operation) string {
+	want := "a JSON body: /openapi describes this endpoint's"
+	if op != nil {
+		switch op.OperationID {
+		case "put-secret":
+			want = `the secret as a JSON string, or as {"value": "..."}`
+		case "reply-job":
+			want = "the message for the job as JSON"
+		case "run":
+			want = emptyInvoke
+		case "register-asset":
+			want = "the asset's metadata as a JSON object"
+		}
+	}
+	return "The request body is empty: send " + want
+}
 
 // newError words Huma's own failures (bad JSON, schema violations, bodies
 // too large) as a message naming the field and what is wrong with it. It
