@@ -147,11 +147,14 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 		e.now = time.Now
 	}
 	e.ids.now, e.started = e.now, e.now()
-	id, overrides, err := loadIdentity(ctx, deps.Store, cfg.Seed, cfg.BaseURL)
+	id, notes, err := loadIdentity(ctx, deps.Store, cfg.Seed, cfg.BaseURL)
 	if err != nil {
 		return nil, err
 	}
-	if overrides {
+	if notes.dropped {
+		e.log.Info("the store kept a copy of the configured seed, which opens every secret it holds: the copy is deleted, and the seed must be given at every start")
+	}
+	if notes.overrides {
 		e.log.Warn("the configured seed is not the one kept in the store: secrets stored under the kept key cannot be opened, and the venue's signatures change")
 	}
 	e.id, e.publicDID = id, id.PublicDID()

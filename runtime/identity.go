@@ -13,8 +13,16 @@ import (
 	venue "github.com/gridvenue/venue"
 )
 
-// metaSeedKey is where the store keeps the venue's Ed25519 seed.
-const metaSeedKey = "venue.ed25519.seed"
+// metaSeedKey is where the store keeps the venue's Ed25519 seed when none
+// is configured. metaPublicKey is where it keeps the public key of a
+// configured seed, which stays out of the store: the seed opens every
+// secret and signs the venue's tokens, and a key kept beside the
+// ciphertexts would hand both to whoever reads a copy of the store (a
+// backup, a dump of a shared PostgreSQL, a SQLite file copied away).
+const (
+	metaSeedKey   = "venue.ed25519.seed"
+	metaPublicKey = "venue.ed25519.public"
+)
 
 // Identity is who the venue is: its key and its did:web DID.
 type Identity struct {
@@ -23,34 +31,66 @@ type Identity struct {
 	BaseURL string // public base URL without a trailing slash
 }
 
+// keyNotes are what loadIdentity has to tell the operator at start.
+type keyNotes struct {
+	overrides bool // a configured seed is not the one the store knows: secrets stored under the other cannot be opened
+	dropped   bool // the store kept a copy of the configured seed, now deleted
+}
+
 // loadIdentity returns the venue's key: the configured seed if there is one,
 // else the seed kept in the store, else a new one stored for next time. Two
-// nodes starting at once on one store end up with the same key. It reports
-// whether a configured seed overrides another one kept in the store, whose
-// secrets this key cannot open.
-func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, bool, error) {
+// nodes starting at once on one store end up with the same key. A
+// configured seed is never stored: only its public key is, to tell at the
+// next start whether the configured seed is still the one the store's
+// secrets were sealed under, and a copy an earlier version kept is deleted.
+// A store that knows a configured key but is started without a seed is
+// refused (EINVALID), rather than given a new key that opens none of its
+// secrets.
+func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, keyNotes, error) {
+	var notes keyNotes
 	did, err := DIDWeb(baseURL)
 	if err != nil {
-		return Identity{}, false, err
+		return Identity{}, notes, err
 	}
-	overrides := false
 	if seed != nil {
-		kept, err := st.PutMetaIfAbsent(ctx, metaSeedKey, seed)
-		if err != nil {
-			return Identity{}, false, fmt.Errorf("load venue key: %w", err)
+		if len(seed) != ed25519.SeedSize {
+			return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 		}
-		overrides = !bytes.Equal(kept, seed)
+		pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+		kept, err := st.Meta(ctx, metaSeedKey)
+		switch {
+		case err == nil && bytes.Equal(kept, seed):
+			if err := st.DeleteMeta(ctx, metaSeedKey); err != nil {
+				return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+			}
+			notes.dropped = true
+		case err == nil:
+			notes.overrides = true // the store's own key, which this one replaces
+		case venue.ErrorCode(err) != venue.ENOTFOUND:
+			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+		}
+		knownPub, err := st.PutMetaIfAbsent(ctx, metaPublicKey, pub)
+		if err != nil {
+			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+		}
+		notes.overrides = notes.overrides || !bytes.Equal(knownPub, pub)
 	} else {
+		if _, err := st.Meta(ctx, metaPublicKey); err == nil {
+			return Identity{}, notes, venue.Errorf(venue.EINVALID, "this store's secrets are sealed under a venue key configured outside it, which it does not keep: "+
+				"give the same seed (VENUE_SEED or \"seed\") again")
+		} else if venue.ErrorCode(err) != venue.ENOTFOUND {
+			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+		}
 		fresh := make([]byte, ed25519.SeedSize)
 		rand.Read(fresh)
 		if seed, err = st.PutMetaIfAbsent(ctx, metaSeedKey, fresh); err != nil {
-			return Identity{}, false, fmt.Errorf("load venue key: %w", err)
+			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
 		}
 	}
 	if len(seed) != ed25519.SeedSize {
-		return Identity{}, false, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
+		return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 	}
-	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, overrides, nil
+	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, notes, nil
 }
 
 // DIDWeb returns the did:web DID of a base URL: the host, with a port's colon

@@ -193,6 +193,9 @@ type MetaStore interface {
 	// PutMetaIfAbsent stores value under key unless one is stored, and
 	// returns the stored value. Two nodes starting at once agree on one.
 	PutMetaIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error)
+
+	// DeleteMeta removes the value under key, if any.
+	DeleteMeta(ctx context.Context, key string) error
 }
 
 // UserStore knows which callers have used the venue.

@@ -39,3 +39,9 @@ func (s *Store) PutMetaIfAbsent(ctx context.Context, key string, value []byte) (
 	}
 	return stored, nil
 }
+
+// DeleteMeta removes the value under key, if any.
+func (s *Store) DeleteMeta(ctx context.Context, key string) error {
+	_, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM meta WHERE key = ?"), key)
+	return wrap(err, "delete meta %s", key)
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -515,3 +516,49 @@ func TestMCPBridge_ServerRepeatingItsToken(t *testing.T) {
 	}
 	leaks("the job of a tool whose error is cut", mustJSON(rec))
 }
+
+// TestMCPBridge_TokenCutShortInAnSDKError: a server that answers a call
+// with an event whose data is its bearer token makes the SDK's error quote
+// the first 32 bytes of that data; for a long token that is a piece the
+// job's masker, which knows only whole values, did not hide. An audit read
+// 32 of the 56 characters of an admin's token in the job of a user calling
+// a venue-scope bridge.
+func TestMCPBridge_TokenCutShortInAnSDKError(t *testing.T) {
+	const long = "ghp_LongTokenABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefgh"
+	srv := mcp.NewServer(&mcp.Implementation{Name: "broken", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if bytes.Contains(body, []byte(`"tools/call"`)) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "event: message\ndata: %s\n\n", strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	admin := newUser(t)
+	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
+	c := newClient(m)
+	c.token = admin.token(t, m)
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+long+`"}`)
+	if rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "broken", "url": ts.URL + "/mcp", "auth": "s/VENDOR", "scope": "venue"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("add: %v", rec["error"])
+	}
+	user, _ := asUser(t, m)
+	rec := jobOf(t, user, "v/ops/mcp/broken/echo", map[string]any{})
+	msg, _ := rec["error"].(string)
+	if rec["status"] != "FAILED" || !strings.Contains(msg, "failed to run tool echo") {
+		t.Fatalf("the broken call: %v", rec)
+	}
+	if strings.Contains(msg, long[:minPieceOfToken]) {
+		t.Fatalf("a user's job holds a piece of the venue bridge's token: %s", msg)
+	}
+}
+
+// minPieceOfToken is a piece of a token long enough to matter.
+const minPieceOfToken = 12

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/outbound"
 )
 
@@ -157,6 +158,51 @@ func staleSession(err error, x *exchange) bool {
 // a long chain of wrapped errors loses its outer parts, never the
 // innermost cause.
 func (b *Bridge) failure(ctx context.Context, s server, step string, err error, x *exchange) error {
+	err = b.describe(ctx, s, step, err, x)
+	if s.bearer == "" {
+		return err
+	}
+	return venue.Errorf(venue.ErrorCode(err), "%s", hidingPieces(venue.ErrorMessage(err), s.bearer))
+}
+
+// minPiece is the shortest piece of a token hidingPieces hides: shorter
+// runs shared with a token are as likely the message's own words.
+const minPiece = 8
+
+// hidingPieces is msg with every run of at least minPiece bytes that is
+// also a run of secret replaced by Hidden. The SDK quotes what a server
+// sent cut short ("invalid character 'g' looking for beginning of value:
+// ghp_LongTokenABCDEFGHIJKLMNOPQRS..."), and a server that echoes the
+// token there leaves a piece of it the job's masker, which knows only
+// whole values, would not hide: for a venue-scope bridge, a piece of the
+// adder's token shown to every caller.
+func hidingPieces(msg, secret string) string {
+	if len(secret) < minPiece {
+		return msg
+	}
+	var b strings.Builder
+	for i := 0; i < len(msg); {
+		n := 0
+		for j := 0; j+minPiece <= len(secret) && n < len(msg)-i; j++ {
+			k := 0
+			for i+k < len(msg) && j+k < len(secret) && msg[i+k] == secret[j+k] {
+				k++
+			}
+			n = max(n, k)
+		}
+		if n >= minPiece {
+			b.WriteString(runtime.Hidden)
+			i += n
+			continue
+		}
+		b.WriteByte(msg[i])
+		i++
+	}
+	return b.String()
+}
+
+// describe is failure's message, before pieces of the token are hidden.
+func (b *Bridge) describe(ctx context.Context, s server, step string, err error, x *exchange) error {
 	status, reason := x.refusal()
 	var ve *venue.Error
 	isVenue := errors.As(err, &ve)

@@ -118,3 +118,21 @@ func TestCause_KeepsTheInnermost(t *testing.T) {
 		t.Fatalf("a short message was changed: %q", got)
 	}
 }
+
+func TestHidingPieces(t *testing.T) {
+	const tok = "ghp_LongTokenABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	for _, tc := range []struct{ msg, want string }{
+		{"value: ghp_LongTokenABCDEF...", "value: HIDDEN..."},
+		{"tail …QRSTUVWXYZ here", "tail …HIDDEN here"},
+		{"whole " + tok + " and a piece TokenABCD", "whole HIDDEN and a piece HIDDEN"},
+		{"short runs stay: ghp_Lon, Token", "short runs stay: ghp_Lon, Token"},
+		{"nothing of it", "nothing of it"},
+	} {
+		if got := hidingPieces(tc.msg, tok); got != tc.want {
+			t.Errorf("hidingPieces(%q) = %q, want %q", tc.msg, got, tc.want)
+		}
+	}
+	if got := hidingPieces("abcdefgh", "abcdef"); got != "abcdefgh" {
+		t.Errorf("a token shorter than a piece changed the message: %q", got)
+	}
+}

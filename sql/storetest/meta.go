@@ -49,4 +49,16 @@ func testMeta(t *testing.T, s runtime.Store) {
 			}
 		}
 	})
+	t.Run("delete removes the value, and deleting nothing is no error", func(t *testing.T) {
+		if _, err := s.PutMetaIfAbsent(t.Context(), "gone", []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := s.DeleteMeta(t.Context(), "gone"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := s.Meta(t.Context(), "gone")
+		wantCode(t, err, venue.ENOTFOUND)
+	})
 }

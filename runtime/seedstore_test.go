@@ -1,0 +1,111 @@
+package runtime_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+)
+
+// TestEngine_ConfiguredSeedStaysOutOfTheStore: the seed opens every secret
+// and signs the venue's tokens, so a seed the operator keeps apart (VENUE_SEED)
+// must not be copied beside the ciphertexts: an audit decrypted every secret
+// of a durable SQLite file, and the venue's copy of a bridge token, from the
+// seed kept in its meta table. A copy an earlier version kept is deleted, and
+// a store whose key was configured is not given a new key when started
+// without it.
+func TestEngine_ConfiguredSeedStaysOutOfTheStore(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "venue.db")
+	seed := bytes.Repeat([]byte{0x5e}, 32)
+	// start runs a venue on path; its close stops the venue and its store.
+	type venueRun struct {
+		*runtime.Engine
+		close func()
+	}
+	start := func(seed []byte) (venueRun, string, error) {
+		var logs bytes.Buffer
+		st := openFile(t, path)
+		e, err := runtime.New(context.Background(), runtime.Config{SingleNode: true, Seed: seed},
+			runtime.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			st.Close()
+			return venueRun{}, logs.String(), err
+		}
+		return venueRun{e, func() { e.Close(); st.Close() }}, logs.String(), nil
+	}
+	onDisk := func() bool {
+		for _, name := range []string{"venue.db", "venue.db-wal"} {
+			b, _ := os.ReadFile(filepath.Join(dir, name))
+			if bytes.Contains(b, seed) {
+				return true
+			}
+		}
+		return false
+	}
+
+	e, _, err := start(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkAlice"})
+	if err := e.PutSecret(alice, "TOKEN", "tok-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	want := e.Identity().Key
+	e.close()
+	if onDisk() {
+		t.Fatal("the configured seed was written to the store")
+	}
+
+	e, logs, err := start(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Identity().Key.Equal(want) || strings.Contains(logs, "the configured seed") {
+		t.Fatalf("the same seed again: key changed or warned:\n%s", logs)
+	}
+	e.close()
+
+	if _, _, err := start(nil); venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "give the same seed") {
+		t.Fatalf("started without the configured seed: %v; want EINVALID asking for it", err)
+	}
+	other := bytes.Repeat([]byte{0x11}, 32)
+	e, logs, err = start(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.close()
+	if !strings.Contains(logs, "the configured seed is not the one kept in the store") {
+		t.Fatalf("another seed was not warned about:\n%s", logs)
+	}
+
+	// A store where an earlier version kept the configured seed.
+	path = filepath.Join(t.TempDir(), "legacy.db")
+	dir = filepath.Dir(path)
+	st := openFile(t, path)
+	if _, err := st.PutMetaIfAbsent(context.Background(), "venue.ed25519.seed", seed); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	e, logs, err = start(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.Identity().Key.Equal(ed25519.NewKeyFromSeed(seed)) || strings.Contains(logs, "not the one kept") || !strings.Contains(logs, "copy is deleted") {
+		t.Fatalf("legacy store: wrong key or logs:\n%s", logs)
+	}
+	e.close()
+	st = openFile(t, path)
+	defer st.Close()
+	if _, err := st.Meta(context.Background(), "venue.ed25519.seed"); venue.ErrorCode(err) != venue.ENOTFOUND {
+		t.Fatalf("the kept copy of the configured seed is still there: %v", err)
+	}
+}
