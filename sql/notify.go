@@ -149,6 +149,14 @@ func (s *Store) relay(ctx context.Context, l *pq.Listener, fn func(runtime.JobNo
 			}
 		case n := <-l.NotificationChannel():
 			if n == nil { // after a reconnect, which listenerEvent logs
+				// The others' hellos may have gone unheard while the
+				// connection was down (all of them, in an outage longer
+				// than peerTTL): notify as at start while they answer a
+				// hello sent now, rather than keep quiet until the next.
+				s.peers.regrace()
+				if err := s.announce(ctx, false); err != nil {
+					s.log.Warn("announce this node", "err", err)
+				}
 				fn(runtime.JobNote{Kind: runtime.NoteResync})
 				continue
 			}

@@ -40,6 +40,14 @@ func (p *peers) heard(node string) bool {
 	return !known || time.Since(last) > peerTTL
 }
 
+// regrace notifies for startGrace whatever was heard, as at start: after
+// a reconnect, while the other nodes answer this one's hello.
+func (p *peers) regrace() {
+	p.mu.Lock()
+	p.grace = time.Now().Add(startGrace)
+	p.mu.Unlock()
+}
+
 func (p *peers) forget(node string) {
 	p.mu.Lock()
 	delete(p.seen, node)

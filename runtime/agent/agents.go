@@ -35,6 +35,7 @@ type Agents struct {
 	waiters map[string]chan outcome // owner + agent + task job id → the task job waiting here
 	chats   map[string]*chatWait    // owner + agent + session → the chat in flight
 	closing bool                    // the venue is shutting down: a run it stops is no failure
+	closed  chan struct{}           // closed by Close: ends the sweep
 }
 
 // New returns an agent engine.
@@ -45,7 +46,7 @@ func New(cfg Config) *Agents {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Agents{cfg: cfg, runs: map[string]*run{}, waiters: map[string]chan outcome{}, chats: map[string]*chatWait{}}
+	return &Agents{cfg: cfg, runs: map[string]*run{}, waiters: map[string]chan outcome{}, chats: map[string]*chatWait{}, closed: make(chan struct{})}
 }
 
 // outcome is how a task ended, for the request waiting on it.

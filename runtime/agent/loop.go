@@ -120,6 +120,34 @@ func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, forc
 	return gen, lease, started, err
 }
 
+// renew keeps a run's lease fresh on a shared store: a run cycles on for
+// as long as work comes, and a lease as old as its claim would read as
+// stale to another node (LeaseTimeout), which would then run the agent
+// beside it. It renews once a third of LeaseTimeout has passed, and
+// reports false if the lease is no longer the run's.
+func (a *Agents) renew(ctx context.Context, r *run) (bool, error) {
+	if a.ms()-r.lease < a.cfg.LeaseTimeout.Milliseconds()/3 {
+		return true, nil
+	}
+	ours, lease := false, a.ms()
+	if lease <= r.lease {
+		lease = r.lease + 1
+	}
+	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+		ours = rec != nil && rec.Gen == r.gen && rec.Status == Running && rec.Lease == r.lease
+		if !ours {
+			return nil, nil
+		}
+		rec.Lease = lease
+		return rec, nil
+	})
+	if err != nil || !ours {
+		return false, err
+	}
+	r.lease = lease
+	return true, nil
+}
+
 // release forgets a run and wakes whoever waits for it.
 func (a *Agents) release(r *run) {
 	a.mu.Lock()
@@ -254,6 +282,14 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 	rec, err := load(ctx, r.eng, r.id)
 	if err != nil || rec == nil || rec.Status != Running || rec.Gen != r.gen {
 		return false, err
+	}
+	if !a.cfg.SingleNode {
+		if rec.Lease != r.lease {
+			return false, nil // another node took the agent over: its run goes on there
+		}
+		if ok, err := a.renew(ctx, r); err != nil || !ok {
+			return false, err
+		}
 	}
 	w := a.pickOpen(ctx, r, rec)
 	if len(w.tasks) == 0 && len(w.msgs) == 0 && !force {

@@ -56,6 +56,31 @@ func (a *Agents) note(eng *runtime.Engine, owner, id string, running bool) {
 // An entry that does not decode is skipped: the venue starts whatever the
 // index holds.
 func (a *Agents) Start(ctx context.Context, eng *runtime.Engine) error {
+	if !a.cfg.SingleNode {
+		go a.sweep(eng)
+	}
+	return a.takeUp(ctx, eng)
+}
+
+// sweep looks at the index again every half LeaseTimeout on a shared store:
+// an agent left RUNNING by a node that died (SIGKILL, a lost machine) is
+// taken over only once its lease is old, which is after Start looked. A
+// live run renews its lease (see renew), so it is never found stale.
+func (a *Agents) sweep(eng *runtime.Engine) {
+	t := time.NewTicker(a.cfg.LeaseTimeout / 2)
+	defer t.Stop()
+	for {
+		select {
+		case <-a.closed:
+			return
+		case <-t.C:
+			a.takeUp(context.Background(), eng) //nolint:errcheck // a store that failed is tried again at the next tick
+		}
+	}
+}
+
+// takeUp wakes each agent noted running (see Start).
+func (a *Agents) takeUp(ctx context.Context, eng *runtime.Engine) error {
 	res, err := eng.Read(venue.WithCaller(ctx, venue.Caller{DID: eng.Identity().DID}), runningPath, 1<<30)
 	if err != nil || !res.Exists {
 		return err
@@ -98,8 +123,11 @@ func (a *Agents) restart(eng *runtime.Engine, e runningEntry) {
 // instead of being suspended.
 func (a *Agents) Close() {
 	a.mu.Lock()
-	a.closing = true
-	a.mu.Unlock()
+	defer a.mu.Unlock()
+	if !a.closing {
+		a.closing = true
+		close(a.closed)
+	}
 }
 
 // Drain waits up to d for the runs in flight to end, once Close has been

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -355,7 +356,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	env.Detach()
-	resp, err := a.awaitChat(ctx, octx, eng, runKey(env.Caller().DID, p.AgentID), p.AgentID, rec.Gen, cw)
+	resp, err := a.awaitChat(ctx, octx, eng, runKey(env.Caller().DID, p.AgentID), p.AgentID, rec.Gen, sid, cw)
 	if err != nil {
 		return nil, err
 	}
@@ -367,7 +368,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 // on another node shows only in the record, read every taskPoll: an agent
 // deleted or re-created will not answer, nor will a suspended one once no
 // run of it is in flight here (a cycle in flight commits, and answers).
-func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, id, gen string, cw *chatWait) (json.RawMessage, error) {
+func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, id, gen, sid string, cw *chatWait) (json.RawMessage, error) {
 	tick := time.NewTicker(taskPoll)
 	defer tick.Stop()
 	for {
@@ -377,6 +378,12 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-tick.C:
+			if !a.running(key) {
+				// A run on another node answers only in the record.
+				if out, ok := chatAnsweredInRecord(octx, eng, id, sid, cw.msgID); ok {
+					return out, nil
+				}
+			}
 			r, err := peek(octx, eng, id)
 			var gone error
 			switch {
@@ -403,6 +410,43 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 			}
 		}
 	}
+}
+
+// chatAnsweredInRecord reports the response to chat message msgID on
+// session sid, once a cycle consumed it (on any node): the result of the
+// timeline entry that lists it.
+func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msgID string) (json.RawMessage, bool) {
+	// The pending list alone, read every taskPoll: the session's frames
+	// may be long, and the timeline is read only once the message left it.
+	res, err := eng.Read(ctx, "g/"+id+"/sessions/"+sid+"/pending", 1<<30)
+	if err != nil || !res.Exists {
+		return nil, false
+	}
+	var pending []envelope
+	if json.Unmarshal(res.Value, &pending) != nil || slices.ContainsFunc(pending, func(e envelope) bool { return e.ID == msgID }) {
+		return nil, false
+	}
+	res, err = eng.Read(ctx, "g/"+id+"/timeline", 1<<30)
+	if err != nil || !res.Exists {
+		return nil, false
+	}
+	var timeline []struct {
+		Messages []envelope      `json:"messages"`
+		Result   json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(res.Value, &timeline) != nil {
+		return nil, false
+	}
+	for i := len(timeline) - 1; i >= 0; i-- {
+		if slices.ContainsFunc(timeline[i].Messages, func(e envelope) bool { return e.ID == msgID }) {
+			out := timeline[i].Result
+			if len(out) == 0 {
+				out = json.RawMessage("null")
+			}
+			return out, true
+		}
+	}
+	return nil, false
 }
 
 // peek reads agent id's status, error and generation only (not its
