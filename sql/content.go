@@ -23,12 +23,16 @@ import (
 // one holds SQLite's write lock only briefly and a reader buffers little.
 const chunkSize = 256 << 10
 
-// staleUpload is the age after which, on Postgres, Open takes a staged upload
-// for a crashed node's and drops it. Other nodes may be uploading, so only
-// old staging goes; an upload still running after that long loses its
-// staging and its Commit fails. On SQLite, which one process owns, Open drops
-// all staging: none of it can belong to a live upload.
-const staleUpload = 24 * time.Hour
+// staleUpload is the age after which, on Postgres, Open (and every node
+// listening, every staleSweep) takes a staged upload for a crashed node's
+// and drops it. Other nodes may be uploading, so only old staging goes; an
+// upload still running after that long loses its staging and its Commit
+// fails. On SQLite, which one process owns, Open drops all staging: none of
+// it can belong to a live upload.
+const (
+	staleUpload = 24 * time.Hour
+	staleSweep  = time.Hour
+)
 
 // errFinished is returned by an upload used after Commit or Abort.
 var errFinished = errors.New("content upload already finished")

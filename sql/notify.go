@@ -125,7 +125,9 @@ func (s *Store) subscribe(ctx context.Context, l *pq.Listener) error {
 	}
 }
 
-// relay delivers notes until ctx is done or the store closes.
+// relay delivers notes until ctx is done or the store closes. It also
+// drops, every staleSweep, the staging that uploads of nodes that died
+// left: Open does too, but a lone node may run for months.
 func (s *Store) relay(ctx context.Context, l *pq.Listener, fn func(runtime.JobNote)) {
 	defer s.listeners.Done()
 	defer l.Close()
@@ -133,6 +135,8 @@ func (s *Store) relay(ctx context.Context, l *pq.Listener, fn func(runtime.JobNo
 	defer ping.Stop()
 	hello := time.NewTicker(helloEvery)
 	defer hello.Stop()
+	sweep := time.NewTicker(staleSweep)
+	defer sweep.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -146,6 +150,10 @@ func (s *Store) relay(ctx context.Context, l *pq.Listener, fn func(runtime.JobNo
 		case <-hello.C:
 			if err := s.announce(ctx, false); err != nil {
 				s.log.Warn("announce this node", "err", err)
+			}
+		case <-sweep.C:
+			if err := s.dropStaleUploads(ctx); err != nil {
+				s.log.Warn("drop stale uploads", "err", err)
 			}
 		case n := <-l.NotificationChannel():
 			if n == nil { // after a reconnect, which listenerEvent logs
