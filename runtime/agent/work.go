@@ -577,7 +577,9 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 	}
 	if r == nil {
 		if force {
-			return nil, venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s", p.AgentID)
+			// Another node's run holds the agent (this node's would have
+			// taken the force): a cycle cannot start beside it.
+			return nil, venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s is running on another node of this venue; trigger it again once it is SLEEPING", p.AgentID)
 		}
 		res["status"] = rec.Status
 		return output(res)
