@@ -35,6 +35,22 @@ func (env *Env) AsVenue(ctx context.Context) context.Context {
 	return venue.WithCaller(ctx, venue.Caller{DID: env.e.id.DID})
 }
 
+// DelegatedSecret resolves owner's secret for venue code that acts on a
+// standing delegation of owner's (a venue-scope MCP bridge owner added
+// with it), registering it with the job's masker as Secret does. It is
+// resolved at each use, so that deleting or replacing the secret ends or
+// changes what the delegation sends. Only the venue's own executors reach
+// it, and only for a delegation the venue recorded.
+// Returns ENOTFOUND if owner has no such secret.
+func (env *Env) DelegatedSecret(ctx context.Context, owner, name string) (string, error) {
+	v, err := env.e.openSecret(ctx, owner, name)
+	if err != nil {
+		return "", err
+	}
+	env.j.mask.add(v)
+	return v, nil
+}
+
 // VenueSecret resolves a secret the venue itself holds (stored through
 // AsVenue), registering it with the job's masker as Secret does.
 // Returns ENOTFOUND if the venue has no such secret.

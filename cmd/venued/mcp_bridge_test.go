@@ -288,6 +288,22 @@ func TestMCPBridge_VenueScope(t *testing.T) {
 	if listedOps(t, user)["v/ops/mcp/shared/echo"] == nil {
 		t.Fatal("GET /api/v1/operations does not list the venue bridge's operation to a user")
 	}
+	// The token stays the admin's: deleting it ends the bridge's access
+	// (the spec's rule; an audit's bridge ran on, on a copy), and what the
+	// admin stores instead is what the next call sends.
+	c.do(t, "DELETE", "/api/v1/secrets/VENDOR", nil)
+	rec = jobOf(t, user, "v/ops/mcp/shared/echo", map[string]any{"message": "after delete"})
+	if msg, _ := rec["error"].(string); rec["status"] == "COMPLETE" || !strings.Contains(msg, "deleted the secret s/VENDOR") {
+		t.Fatalf("a call after the admin deleted the token: %v", rec)
+	}
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"not-the-vendor-token"}`)
+	if rec = jobOf(t, user, "v/ops/mcp/shared/echo", map[string]any{"message": "other token"}); rec["status"] == "COMPLETE" {
+		t.Fatalf("a call sent the token the admin replaced: %v", rec)
+	}
+	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
+	if rec = jobOf(t, user, "v/ops/mcp/shared/echo", map[string]any{"message": "again"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("a call after the admin stored the token again: %v", rec)
+	}
 	rec = jobOf(t, user, "v/ops/mcp/server/remove", map[string]any{"name": "shared", "scope": "venue"})
 	if rec["status"] != "REJECTED" {
 		t.Fatalf("a user removed the venue bridge: %v", rec)

@@ -18,6 +18,7 @@ type toolOp struct {
 		Remote      string `json:"remoteToolName"`
 		Bridge      string `json:"bridge"`
 		Auth        string `json:"auth"`
+		AddedBy     string `json:"addedBy"`
 		VenueSecret string `json:"venueSecret"`
 	} `json:"operation"`
 }
@@ -44,7 +45,7 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 			return nil, err
 		}
 	}
-	bearer, err := b.bearer(ctx, env, scope, m.Auth, m.VenueSecret)
+	bearer, err := b.bearer(ctx, env, scope, m.Auth, m.AddedBy, m.VenueSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -92,14 +93,13 @@ func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridg
 }
 
 // bearer resolves a bridge's token at call time: a user-scope bridge's
-// from the caller's secrets, a venue-scope bridge's from the venue's copy.
-// Either way the job's masker learns the value. Deleting the secret ends
-// the bridge's access.
-func (b *Bridge) bearer(ctx context.Context, env *runtime.Env, scope, auth, venueSecret string) (string, error) {
-	if scope == ScopeVenue {
-		if venueSecret == "" {
-			return "", nil
-		}
+// from the caller's secrets, a venue-scope bridge's from the secrets of
+// the admin who added it (addedBy). Either way the job's masker learns the
+// value, and deleting the secret ends the bridge's access. A venue-scope
+// bridge added before that holds the venue's copy of the token instead
+// (venueSecret), made at add time.
+func (b *Bridge) bearer(ctx context.Context, env *runtime.Env, scope, auth, addedBy, venueSecret string) (string, error) {
+	if scope == ScopeVenue && venueSecret != "" && addedBy == "" {
 		v, err := env.VenueSecret(ctx, venueSecret)
 		if err != nil {
 			return "", venue.Errorf(venue.EINVALID, "The venue's token for this MCP bridge is gone: an admin must add the bridge again")
@@ -112,6 +112,13 @@ func (b *Bridge) bearer(ctx context.Context, env *runtime.Env, scope, auth, venu
 	name, err := venue.ParseSecretRef(auth)
 	if err != nil {
 		return "", err
+	}
+	if scope == ScopeVenue {
+		v, err := env.DelegatedSecret(ctx, addedBy, name)
+		if venue.ErrorCode(err) == venue.ENOTFOUND {
+			return "", venue.Errorf(venue.EINVALID, "This MCP bridge's token is gone: the admin who added it deleted the secret s/%s it sends; an admin must store it again or add the bridge again", name)
+		}
+		return v, err
 	}
 	v, err := env.Secret(ctx, name)
 	if err != nil {

@@ -48,13 +48,20 @@ func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.En
 	}
 	r := &record{Name: in.Name, URL: u, Scope: p.scope, Auth: in.Auth, AddedBy: env.Caller().DID, Added: time.Now().UnixMilli()}
 	var warnings []string
-	if old, err := p.load(in.Name); err == nil {
+	old, err := p.load(in.Name)
+	if err == nil {
 		warnings = append(warnings, fmt.Sprintf("replaced the bridge %q to %s", in.Name, old.URL))
 		r.Added = old.Added
 	}
-	bearer, err := b.addSecret(ctx, env, p, r)
+	bearer, err := b.addSecret(ctx, env, r)
 	if err != nil {
 		return nil, err
+	}
+	if old != nil && old.VenueSecret != "" {
+		// The copy an earlier venue made of the token: no longer read.
+		if err := p.e.DeleteSecret(p.ctx, old.VenueSecret); err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
+			return nil, err
+		}
 	}
 	out, err := b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
 	if err != nil && !strings.Contains(in.URL, "://") && venue.ErrorCode(err) == venue.EUNAVAILABLE {
@@ -63,10 +70,11 @@ func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.En
 	return out, err
 }
 
-// addSecret resolves the caller's secret named by r.Auth. For scope venue
-// it copies the value into the venue's own secrets, since the tools are
-// then called by everyone, not by the adder.
-func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *record) (string, error) {
+// addSecret resolves the caller's secret named by r.Auth, to list the
+// server's tools with. A venue-scope bridge's calls resolve it again each
+// time, as the adder's (DelegatedSecret): everyone calls its tools, but
+// the token stays the adder's to delete or replace.
+func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, r *record) (string, error) {
 	if r.Auth == "" {
 		return "", nil
 	}
@@ -78,12 +86,6 @@ func (b *Bridge) addSecret(ctx context.Context, env *runtime.Env, p *place, r *r
 	v, err := env.Secret(ctx, name)
 	if err != nil {
 		return "", venue.Errorf(venue.EINVALID, "Could not resolve auth reference %s: store the token first (PUT /api/v1/secrets/%s)", r.Auth, name)
-	}
-	if p.scope == ScopeVenue {
-		r.VenueSecret = "mcp-" + r.Name
-		if err := p.e.PutSecret(p.ctx, r.VenueSecret, v); err != nil {
-			return "", err
-		}
 	}
 	return v, nil
 }
@@ -132,7 +134,7 @@ func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
-	bearer, err := b.bearer(ctx, env, p.scope, r.Auth, r.VenueSecret)
+	bearer, err := b.bearer(ctx, env, p.scope, r.Auth, r.AddedBy, r.VenueSecret)
 	if err != nil {
 		return nil, err
 	}
@@ -206,10 +208,13 @@ func (b *Bridge) toolMeta(p *place, r *record, seg string, t *mcp.Tool) (json.Ra
 	}
 	op := map[string]any{"adapter": "mcp:call", "toolName": toolName(r.Name, seg), "input": input,
 		"server": r.URL, "remoteToolName": t.Name, "bridge": r.Name, "scope": p.scope}
-	if r.Auth != "" && p.scope == ScopeUser {
+	if r.Auth != "" {
 		op["auth"] = r.Auth
+		if p.scope == ScopeVenue {
+			op["addedBy"] = r.AddedBy
+		}
 	}
-	if r.VenueSecret != "" {
+	if r.VenueSecret != "" && r.AddedBy == "" {
 		op["venueSecret"] = r.VenueSecret
 	}
 	meta, _ := json.Marshal(map[string]any{"name": title, "description": t.Description, "operation": op})

@@ -20,7 +20,9 @@ const AbilityManage = "mcp/manage"
 
 // record is a bridge as kept at w/mcp/<name> of its owner (the caller, or
 // the venue for scope "venue"). It holds references only: Auth names the
-// adder's secret, VenueSecret the venue's copy of it.
+// adder's secret (AddedBy's); VenueSecret is the venue's copy of it, which
+// venues made for scope "venue" before they resolved the adder's secret at
+// each call, read only for a record without AddedBy.
 type record struct {
 	Name        string   `json:"name"`
 	URL         string   `json:"url"`
