@@ -29,7 +29,14 @@ func (s *Server) registerContent() {
 	whole := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}}
 	part := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}}
 	unsatisfiable := errorResponse(s.api, "A malformed byte range, or one that starts past the end (Content-Range: bytes */<size> gives the size)")
-	unsatisfiable.Headers = map[string]*huma.Param{"Content-Range": {Schema: str}}
+	unsatisfiable.Headers = map[string]*huma.Param{"Content-Range": {Schema: str}, "ETag": {Schema: str}, "Accept-Ranges": {Schema: str}}
+	// The content comes with the media type its metadata names
+	// (content.contentType), so any type may answer; octet-stream is what
+	// content without one gets, and what generators read as bytes.
+	anyType := func() map[string]*huma.MediaType {
+		return map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}, "*/*": {Schema: binary}}
+	}
+	unauthorized := errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not do this here")
 	s.api.OpenAPI().AddOperation(&huma.Operation{
 		OperationID: "get-asset-content", Method: http.MethodGet, Path: "/api/v1/assets/{id}/content",
 		Summary: "Download an asset's content", Tags: []string{"Assets"},
@@ -43,13 +50,15 @@ func (s *Server) registerContent() {
 			&huma.Param{Name: "If-Range", In: "header", Schema: str, Description: "The ETag the caller's earlier part came from: Range is honoured only if it is still current"},
 			&huma.Param{Name: "If-None-Match", In: "header", Schema: str, Description: "ETags the caller holds (or *): when one matches, the answer is 304 with no body"}),
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The content", Headers: whole, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
-			"206": {Description: "The byte range asked for; Content-Range says where it lies", Headers: part, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
-			"304": notModified("Accept-Ranges"),
-			"400": errorResponse(s.api, "A malformed asset reference or path, or an inline value that is not a boolean"),
-			"403": errorResponse(s.api, "A path the caller may not read (another's namespace without a grant)"),
-			"404": errorResponse(s.api, "No such asset, or it has no content"),
-			"416": unsatisfiable,
+			"200":     {Description: "The content, as the media type content.contentType of the metadata names (application/octet-stream when it names none)", Headers: whole, Content: anyType()},
+			"206":     {Description: "The byte range asked for; Content-Range says where it lies", Headers: part, Content: anyType()},
+			"304":     notModified("Accept-Ranges"),
+			"400":     errorResponse(s.api, "A malformed asset reference or path, or an inline value that is not a boolean"),
+			"401":     unauthorized,
+			"403":     errorResponse(s.api, "A path the caller may not read (another's namespace without a grant)"),
+			"404":     errorResponse(s.api, "No such asset, or it has no content"),
+			"416":     unsatisfiable,
+			"default": errorResponse(s.api, "Any other error"),
 		},
 	})
 	s.api.OpenAPI().AddOperation(&huma.Operation{
@@ -59,10 +68,13 @@ func (s *Server) registerContent() {
 		Parameters:  idParam,
 		RequestBody: &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"application/octet-stream": {Schema: binary}}},
 		Responses: map[string]*huma.Response{
-			"200": {Description: "The content's hash (JSON string, 0x and 64 hex digits)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "string"}}}},
-			"400": errorResponse(s.api, "Hash mismatch, the metadata has no content.sha256, or an operation's module does not compile or has neither ABI"),
-			"404": errorResponse(s.api, "No such asset"),
-			"413": errorResponse(s.api, "Content larger than the venue allows (an operation's module: 64 MiB), or more than the caller may store as assets (maxUserAssetsBytes; content stored already costs nothing)"),
+			"200":     {Description: "The content's hash (JSON string, 0x and 64 hex digits)", Content: map[string]*huma.MediaType{"application/json": {Schema: &huma.Schema{Type: "string"}}}},
+			"400":     errorResponse(s.api, "Hash mismatch, the metadata has no content.sha256, or an operation's module does not compile or has neither ABI"),
+			"401":     unauthorized,
+			"404":     errorResponse(s.api, "No such asset"),
+			"413":     errorResponse(s.api, "Content larger than the venue allows (an operation's module: 64 MiB), or more than the caller may store as assets (maxUserAssetsBytes; content stored already costs nothing)"),
+			"415":     errorResponse(s.api, "A Content-Encoding other than identity: send the content uncompressed"),
+			"default": errorResponse(s.api, "Any other error"),
 		},
 	})
 }

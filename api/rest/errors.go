@@ -16,7 +16,7 @@ import (
 // ErrorBody is the body of every error response: {"error": "..."}.
 type ErrorBody struct {
 	status  int
-	Message string `json:"error" doc:"What went wrong and what to fix" example:"Job not found: 0x0192f3c4a5b6c7d8e9f00112233445566"`
+	Message string `json:"error" doc:"What went wrong and what to fix" example:"Job not found: 0x0192f3c4a5b6c7d8e9f0011223344556"`
 }
 
 func (e *ErrorBody) Error() string  { return e.Message }

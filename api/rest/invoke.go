@@ -41,12 +41,18 @@ type RunOutput struct {
 func (s *Server) registerInvoke() {
 	s.registerInvokeHandler()
 	op := s.op("run", http.MethodPost, "/api/v1/run", "Run an operation and return its output", "Invocation")
-	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error; a job that asks its caller for input is a 409 (invoke it instead, and reply)."
+	op.Description = "Invokes, waits for the job (up to 120 s) and answers with the operation's output alone. The job is still recorded. A failed job is an error response whose message is the job's error (\"Operation failed: ...\"), with the status of that error's kind (400, 404, 409, 413 or 504; 500 for any other; 401 or 403 for a REJECTED job); a job that asks its caller for input is a 409 (invoke it instead, and reply)."
 	s.documentInvokeBody(&op)
 	op = s.documentErrors(op, map[string]string{
+		"400": "The reference resolves to nothing, the input breaks the operation's schema, a UCAN in ucans is not a well-formed token, or the job failed on input it found invalid",
+		"401": "The bearer token is invalid, or anonymous callers may not do what the job did",
+		"403": "A UCAN in ucans failed verification, or the caller lacks a capability the job needed (the job ended REJECTED)",
+		"409": "The job asks its caller for input (INPUT_REQUIRED or AUTH_REQUIRED): invoke it instead, and reply; or it failed on a conflict",
+		"413": "The body is larger than the venue allows",
 		"429": "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them",
 		"503": "The job record could not be stored, the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes), or it stopped before the job ended",
 		"504": "The job did not end within the wait; it goes on, and the message names it"})
+	retryLater(op.Responses["503"])
 	huma.Register(s.api, op, s.run)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 }

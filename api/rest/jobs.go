@@ -72,8 +72,8 @@ func (s *Server) registerJobs() {
 	s.registerCommand("resume-job", "resume", "Resume a paused job", "Moves a PAUSED job to STARTED and runs its operation again with the original input; 409 if it is not paused.", s.e.Resume,
 		map[string]string{"409": "The job is not paused"})
 	op = s.op("delete-job", http.MethodPut, "/api/v1/jobs/{id}/delete", "Delete a finished job's record", "Jobs")
-	op.Description = "Removes the record. 409 if the job has not finished: cancel it first (the spec lists only 200 and 404; " +
-		"deleting a running job's record would leave its execution writing to nothing)."
+	op.Description = "Removes the record. 409 if the job has not finished: cancel it first " +
+		"(deleting a running job's record would leave its execution writing to nothing)."
 	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob,
 		"409": "The job has not finished: cancel it first"}), s.deleteJob)
 	s.registerSSE()

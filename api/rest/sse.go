@@ -31,15 +31,28 @@ func (s *Server) registerSSE() {
 		Parameters: []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
 			Description: "Job id: 32 hex digits, with or without 0x"}},
 		Responses: map[string]*huma.Response{
-			"200": {Description: "An event stream", Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
-			"400": errorResponse(s.api, "A malformed job id"),
-			"404": errorResponse(s.api, "No such job"),
-			"406": errorResponse(s.api, "The client does not accept text/event-stream"),
+			"200":     {Description: "An event stream", Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
+			"400":     errorResponse(s.api, "A malformed job id"),
+			"401":     errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not read here"),
+			"404":     errorResponse(s.api, "No such job"),
+			"406":     errorResponse(s.api, "The client does not accept text/event-stream"),
+			"default": errorResponse(s.api, "Any other error"),
 		},
 	})
 }
 
 var reflectErrorType = reflect.TypeFor[ErrorBody]()
+
+// retryLater documents the Retry-After header a refusal for want of room
+// (the budget of request bodies) carries.
+func retryLater(r *huma.Response) *huma.Response {
+	if r.Headers == nil {
+		r.Headers = map[string]*huma.Param{}
+	}
+	r.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before trying again, when the venue's budget of request bodies was spent",
+		Schema: &huma.Schema{Type: "integer"}}
+	return r
+}
 
 func errorResponse(api huma.API, desc string) *huma.Response {
 	schema := api.OpenAPI().Components.Schemas.Schema(reflectErrorType, true, "Error")

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
+	"mime"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -175,6 +179,81 @@ func TestREST_OpenAPIListsErrorStatuses(t *testing.T) {
 		res, ok := doc.Paths[tc.path][tc.method].Responses[tc.status]
 		if !ok || !strings.HasSuffix(res.Content["application/json"].Schema.Ref, "/ErrorBody") {
 			t.Errorf("%s %s does not document %s with the error body", tc.method, tc.path, tc.status)
+		}
+	}
+}
+
+// TestREST_OpenAPIDeclaresWhatIsAnswered sends requests whose answers a
+// client generated from /openapi must find declared: each status (or a
+// default), its media type and the headers it carries. The routes served by
+// plain handlers (invoke, the job stream, asset content) have their entries
+// written by hand, which once left out the 401 of a bad token, the 415 of a
+// compressed body and the asset's own media type.
+func TestREST_OpenAPIDeclaresWhatIsAnswered(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Responses map[string]struct {
+				Headers map[string]any
+				Content map[string]any
+			}
+		}
+	}
+	c.do(t, "GET", "/openapi", nil).json(t, &doc)
+
+	sum := sha256.Sum256([]byte("hello"))
+	var asset string
+	c.do(t, "POST", "/api/v1/assets", `{"content": {"contentType": "text/plain", "sha256": "`+hex.EncodeToString(sum[:])+`"}}`).json(t, &asset)
+	if r := c.do(t, "PUT", "/api/v1/assets/"+asset+"/content", "hello"); r.status != 200 {
+		t.Fatalf("upload: %d %s", r.status, r.body)
+	}
+	var job struct{ ID string }
+	c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {}, "wait": true}`).json(t, &job)
+	bad := []string{"Authorization", "Bearer not-a-token"}
+	content := "/api/v1/assets/" + asset + "/content"
+	for _, tc := range []struct {
+		method, path, route, body string
+		header                    []string
+		status                    int
+		headers                   []string // sent, so declared
+	}{
+		{"GET", content, "/api/v1/assets/{id}/content", "", nil, 200, []string{"ETag", "Accept-Ranges"}},
+		{"GET", content, "/api/v1/assets/{id}/content", "", []string{"Range", "bytes=1-2"}, 206, []string{"ETag", "Content-Range"}},
+		{"GET", content, "/api/v1/assets/{id}/content", "", []string{"Range", "bytes=99-"}, 416, []string{"ETag", "Accept-Ranges", "Content-Range"}},
+		{"GET", content, "/api/v1/assets/{id}/content", "", bad, 401, nil},
+		{"PUT", content, "/api/v1/assets/{id}/content", "hello", bad, 401, nil},
+		{"PUT", content, "/api/v1/assets/{id}/content", "hello", []string{"Content-Encoding", "gzip"}, 415, nil},
+		{"POST", "/api/v1/invoke", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`, []string{"Content-Encoding", "gzip"}, 415, nil},
+		{"GET", "/api/v1/jobs/" + job.ID + "/sse", "/api/v1/jobs/{id}/sse", "", bad, 401, nil},
+		{"POST", "/api/v1/run", "/api/v1/run", `{"operation": "v/test/ops/ask", "input": {"question": "?"}}`, nil, 409, nil},
+	} {
+		var body any
+		if tc.body != "" {
+			body = tc.body
+		}
+		r := c.do(t, tc.method, tc.path, body, tc.header...)
+		if r.status != tc.status {
+			t.Fatalf("%s %s %v: %d %s, want %d", tc.method, tc.path, tc.header, r.status, r.body, tc.status)
+		}
+		responses := doc.Paths[tc.route][strings.ToLower(tc.method)].Responses
+		res, ok := responses[strconv.Itoa(r.status)]
+		if !ok {
+			if res, ok = responses["default"]; !ok {
+				t.Errorf("%s %s declares neither %d nor a default", tc.method, tc.route, r.status)
+				continue
+			}
+		}
+		media, _, _ := mime.ParseMediaType(r.header.Get("Content-Type"))
+		if _, ok := res.Content[media]; !ok && res.Content["*/*"] == nil {
+			t.Errorf("%s %s %d: Content-Type %s is not declared (%v)", tc.method, tc.route, r.status, media, res.Content)
+		}
+		for _, h := range tc.headers {
+			if r.header.Get(h) == "" {
+				t.Errorf("%s %s %d: no %s header", tc.method, tc.route, r.status, h)
+			} else if _, ok := res.Headers[h]; !ok {
+				t.Errorf("%s %s %d: header %s is sent but not declared", tc.method, tc.route, r.status, h)
+			}
 		}
 	}
 }
