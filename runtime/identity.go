@@ -57,6 +57,15 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 			return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 		}
 		pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+		// The public key goes in first: a start cut short between the two
+		// steps must not leave a store with neither the seed nor the mark
+		// that refuses a start without it (which would then make a new key
+		// that opens none of its secrets).
+		knownPub, err := st.PutMetaIfAbsent(ctx, metaPublicKey, pub)
+		if err != nil {
+			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+		}
+		notes.overrides = !bytes.Equal(knownPub, pub)
 		kept, err := st.Meta(ctx, metaSeedKey)
 		switch {
 		case err == nil && bytes.Equal(kept, seed):
@@ -69,11 +78,6 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		case venue.ErrorCode(err) != venue.ENOTFOUND:
 			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
 		}
-		knownPub, err := st.PutMetaIfAbsent(ctx, metaPublicKey, pub)
-		if err != nil {
-			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
-		}
-		notes.overrides = notes.overrides || !bytes.Equal(knownPub, pub)
 	} else {
 		if _, err := st.Meta(ctx, metaPublicKey); err == nil {
 			return Identity{}, notes, venue.Errorf(venue.EINVALID, "this store's secrets are sealed under a venue key configured outside it, which it does not keep: "+

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
 )
 
 // TestEngine_ConfiguredSeedStaysOutOfTheStore: the seed opens every secret
@@ -108,4 +110,42 @@ func TestEngine_ConfiguredSeedStaysOutOfTheStore(t *testing.T) {
 	if _, err := st.Meta(context.Background(), "venue.ed25519.seed"); venue.ErrorCode(err) != venue.ENOTFOUND {
 		t.Fatalf("the kept copy of the configured seed is still there: %v", err)
 	}
+}
+
+// failingPublicKey is a store whose write of the venue's public key fails,
+// as a start cut short there would leave it.
+type failingPublicKey struct{ *sql.Store }
+
+func (s failingPublicKey) PutMetaIfAbsent(ctx context.Context, key string, value []byte) ([]byte, error) {
+	if key == "venue.ed25519.public" {
+		return nil, errors.New("the store went away")
+	}
+	return s.Store.PutMetaIfAbsent(ctx, key, value)
+}
+
+// TestEngine_ConfiguredSeedStartCutShort: a start with the configured seed
+// on a store where an earlier version kept it, cut short before the
+// public key is stored, must not leave the store without both: a later
+// start without the seed would then make a new key that opens none of the
+// store's secrets.
+func TestEngine_ConfiguredSeedStartCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "legacy.db")
+	seed := bytes.Repeat([]byte{0x5e}, 32)
+	st := openFile(t, path)
+	if _, err := st.PutMetaIfAbsent(context.Background(), "venue.ed25519.seed", seed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runtime.New(context.Background(), runtime.Config{SingleNode: true, Seed: seed}, runtime.Deps{Store: failingPublicKey{st}}); err == nil {
+		t.Fatal("a start whose store failed went on")
+	}
+	e, err := runtime.New(context.Background(), runtime.Config{SingleNode: true}, runtime.Deps{Store: st})
+	if err == nil {
+		defer e.Close()
+		if !e.Identity().Key.Equal(ed25519.NewKeyFromSeed(seed)) {
+			t.Fatal("a start without the seed, after one cut short, made a new key")
+		}
+	} else if venue.ErrorCode(err) != venue.EINVALID {
+		t.Fatal(err)
+	}
+	st.Close()
 }

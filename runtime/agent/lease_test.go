@@ -128,3 +128,26 @@ func TestChat_AnsweredByARunOnAnotherNode(t *testing.T) {
 		t.Fatalf("chat response %s, want the echo of the message", rec.Output)
 	}
 }
+
+// TestLease_OneCycleLongerThanTheLease: two nodes on one Postgres; one
+// cycle of A's run outlasts LeaseTimeout (its transition waits for input,
+// is paused, waits for a worker, or runs under a jobTimeout past the
+// lease). B's sweep must not find the live run's lease stale and run the
+// same task a second time beside it.
+func TestLease_OneCycleLongerThanTheLease(t *testing.T) {
+	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
+	lease := 2 * time.Second
+	ea, _ := lossVenueOn(t, dsn, New(Config{LeaseTimeout: lease}), 8, false)
+	lossVenueOn(t, dsn, New(Config{LeaseTimeout: lease}), 8, false)
+	mustInvoke(t, ctx, ea, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	mustInvoke(t, ctx, ea, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": "long", "delay": 3500}, "timeout": 0}`)
+	time.Sleep(3500*time.Millisecond + 2*lease) // a second run, had one begun, has committed too
+	r, err := load(ctx, ea, "bot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Timeline) != 1 {
+		t.Errorf("%d cycles for one task: the live run's long cycle was taken over by the other node", len(r.Timeline))
+	}
+}

@@ -25,7 +25,7 @@ type run struct {
 
 	// owned by the loop's goroutine
 	gen   string          // the generation of the agent claimed
-	lease int64           // the lease of the last claim, which a resume during the run keeps
+	lease int64           // the lease of the last claim or renewal, which a resume during the run keeps
 	freed bool            // the run's last write ended its lease: nothing to retire
 	tried map[string]bool // tasks (by job id) a cycle left queued: not picked again by this run
 
@@ -134,7 +134,9 @@ func (a *Agents) renew(ctx context.Context, r *run) (bool, error) {
 		lease = r.lease + 1
 	}
 	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
-		ours = rec != nil && rec.Gen == r.gen && rec.Status == Running && rec.Lease == r.lease
+		// Suspended with the run's lease is a cycle still in flight, as
+		// busy reads it: its lease stays fresh until the cycle ends.
+		ours = rec != nil && rec.Gen == r.gen && (rec.Status == Running || rec.Status == Suspended) && rec.Lease == r.lease
 		if !ours {
 			return nil, nil
 		}
@@ -146,6 +148,36 @@ func (a *Agents) renew(ctx context.Context, r *run) (bool, error) {
 	}
 	r.lease = lease
 	return true, nil
+}
+
+// keepLease renews r's lease while one cycle's transition runs, which may
+// take longer than LeaseTimeout (a transition's job waits for input, is
+// paused, waits for a worker, or runs under a jobTimeout past the lease):
+// renewed only between cycles, the lease of a live run read as stale to
+// another node's sweep, which ran the cycle's work a second time. The
+// returned stop ends the renewals and waits for them, so the loop's
+// goroutine owns r.lease again once it returns.
+func (a *Agents) keepLease(ctx context.Context, r *run) (stop func()) {
+	if a.cfg.SingleNode {
+		return func() {}
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(a.cfg.LeaseTimeout / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if ok, err := a.renew(ctx, r); err == nil && !ok {
+					return // no longer this run's lease
+				}
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
 }
 
 // release forgets a run and wakes whoever waits for it.
@@ -311,7 +343,9 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 		r.msgs = nil
 		r.mu.Unlock()
 	}()
+	stop := a.keepLease(ctx, r)
 	out, jobID, err := callTransition(ctx, r.eng, agentCaller(r.caller, rec.Caps, rec.Config, a.ms()), opOf(rec.Config), in)
+	stop()
 	r.mu.Lock()
 	tool := r.results
 	r.task, r.results = "", nil

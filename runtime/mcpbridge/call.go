@@ -45,6 +45,11 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 			return nil, err
 		}
 	}
+	if scope == ScopeVenue && m.Auth != "" && m.AddedBy != "" {
+		if err := delegated(ctx, env, op, m.Bridge, u, m.Auth, m.AddedBy); err != nil {
+			return nil, err
+		}
+	}
 	bearer, err := b.bearer(ctx, env, scope, m.Auth, m.AddedBy, m.VenueSecret)
 	if err != nil {
 		return nil, err
@@ -82,7 +87,7 @@ func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridg
 	p := &place{scope: ScopeUser, ctx: venue.WithCaller(ctx, venue.Caller{DID: owner}), owner: owner, e: env.Engine()}
 	if bridge != "" {
 		r, err := p.load(bridge)
-		if err == nil && r.URL == url && r.Auth == auth && proven(p.e, owner, r) {
+		if err == nil && r.URL == url && r.Auth == auth && proven(p.e, owner, ScopeUser, r) {
 			return nil
 		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
 			return err
@@ -90,6 +95,27 @@ func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridg
 	}
 	return venue.Errorf(venue.EFORBIDDEN, "Operation %s would send your secret %s to %s, but no MCP bridge of yours (w/mcp/%s) "+
 		"goes there with that secret: only a bridge you added with v/ops/mcp/server/add may use your secrets", op.Path, clip(auth), clip(url), clip(bridge))
+}
+
+// delegated checks that a venue-scope tool's metadata, which names whose
+// secret it sends (addedBy) and where, matches the venue bridge record the
+// venue itself wrote for it: the venue's o/mcp and w/mcp are the lattice
+// of the venue's DID, which an admin (or a holder of a grant on it) can
+// write by hand, and a tool written there naming any user as addedBy would
+// otherwise send that user's secret to a server of the writer's choosing.
+func delegated(ctx context.Context, env *runtime.Env, op *venue.Operation, bridge, url, auth, addedBy string) error {
+	e := env.Engine()
+	p := &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), owner: e.Identity().DID, e: e}
+	if bridge != "" {
+		r, err := p.load(bridge)
+		if err == nil && r.URL == url && r.Auth == auth && r.AddedBy == addedBy && proven(e, p.owner, ScopeVenue, r) {
+			return nil
+		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
+			return err
+		}
+	}
+	return venue.Errorf(venue.EFORBIDDEN, "Operation %s would send a secret of %s to %s, but no venue MCP bridge (w/mcp/%s of the venue) that the venue recorded "+
+		"goes there with that secret: an admin must add the bridge again with v/ops/mcp/server/add", op.Path, clip(addedBy), clip(url), clip(bridge))
 }
 
 // bearer resolves a bridge's token at call time: a user-scope bridge's

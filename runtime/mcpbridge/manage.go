@@ -134,6 +134,14 @@ func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtim
 	if err != nil {
 		return nil, err
 	}
+	if p.scope == ScopeVenue && r.AddedBy != "" && !proven(p.e, p.owner, ScopeVenue, r) {
+		// Written by hand, or by a venue whose proof did not cover whose
+		// secret the bridge sends: its addedBy is not to be trusted.
+		if r.VenueSecret == "" {
+			return nil, venue.Errorf(venue.EFORBIDDEN, "The venue bridge %q was not recorded by this venue as it stands: an admin must add it again with v/ops/mcp/server/add", r.Name)
+		}
+		r.AddedBy = "" // a bridge of an earlier venue: it goes on with the venue's copy of the token
+	}
 	bearer, err := b.bearer(ctx, env, p.scope, r.Auth, r.AddedBy, r.VenueSecret)
 	if err != nil {
 		return nil, err

@@ -41,16 +41,34 @@ type record struct {
 // proofPurpose scopes the attestation of bridge records.
 const proofPurpose = "mcp bridge record"
 
+// venueProofPurpose scopes the attestation of venue-scope bridge records,
+// which also covers whose secret the bridge sends (addedBy): a proof made
+// for a record of another scope, or by a venue that did not cover addedBy,
+// never vouches for a delegation.
+const venueProofPurpose = "mcp venue bridge delegation"
+
 // proofData is what a bridge's proof covers: what a call trusts the record
-// for (where the caller's secret may go).
-func (r *record) proofData() []byte {
+// for (where the caller's secret may go and, for scope venue, whose secret
+// that is).
+func (r *record) proofData(scope string) []byte {
+	if scope == ScopeVenue {
+		return []byte(r.Name + "\n" + r.URL + "\n" + r.Auth + "\n" + r.AddedBy)
+	}
 	return []byte(r.Name + "\n" + r.URL + "\n" + r.Auth)
 }
 
+func purposeOf(scope string) string {
+	if scope == ScopeVenue {
+		return venueProofPurpose
+	}
+	return proofPurpose
+}
+
 // proven reports whether the venue wrote r (through server/add or refresh)
-// for owner, rather than a module writing the owner's lattice.
-func proven(e *runtime.Engine, owner string, r *record) bool {
-	return e.Attested(owner, proofPurpose, r.proofData(), r.Proof)
+// for owner in scope, rather than a module or an admin writing the
+// owner's lattice by hand.
+func proven(e *runtime.Engine, owner, scope string, r *record) bool {
+	return e.Attested(owner, purposeOf(scope), r.proofData(scope), r.Proof)
 }
 
 // place is where a scope's bridges live and who acts there.
@@ -112,7 +130,7 @@ func (p *place) save(r *record, tools map[string]json.RawMessage) error {
 	if err := p.e.Write(p.ctx, toolsPath(r.Name), v); err != nil {
 		return err
 	}
-	r.Proof = p.e.Attest(p.owner, proofPurpose, r.proofData())
+	r.Proof = p.e.Attest(p.owner, purposeOf(p.scope), r.proofData(p.scope))
 	if v, err = json.Marshal(r); err != nil {
 		return err
 	}
