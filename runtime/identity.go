@@ -34,7 +34,7 @@ type Identity struct {
 // keyNotes are what loadIdentity has to tell the operator at start.
 type keyNotes struct {
 	overrides bool // a configured seed is not the one the store knows: secrets stored under the other cannot be opened
-	dropped   bool // the store kept a copy of the configured seed, now deleted
+	dropped   bool // the store kept a copy of the configured seed, now replaced by seedMovedOut
 }
 
 // loadIdentity returns the venue's key: the configured seed if there is one,
@@ -42,7 +42,7 @@ type keyNotes struct {
 // nodes starting at once on one store end up with the same key. A
 // configured seed is never stored: only its public key is, to tell at the
 // next start whether the configured seed is still the one the store's
-// secrets were sealed under, and a copy an earlier version kept is deleted.
+// secrets were sealed under, and a copy an earlier version kept is replaced (moveSeedOut).
 // A store that knows a configured key but is started without a seed is
 // refused (EINVALID), rather than given a new key that opens none of its
 // secrets.
@@ -69,10 +69,11 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		kept, err := st.Meta(ctx, metaSeedKey)
 		switch {
 		case err == nil && bytes.Equal(kept, seed):
-			if err := st.DeleteMeta(ctx, metaSeedKey); err != nil {
+			if err := moveSeedOut(ctx, st); err != nil {
 				return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
 			}
 			notes.dropped = true
+		case err == nil && bytes.Equal(kept, seedMovedOut):
 		case err == nil:
 			notes.overrides = true // the store's own key, which this one replaces
 		case venue.ErrorCode(err) != venue.ENOTFOUND:
@@ -95,6 +96,24 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 	}
 	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, notes, nil
+}
+
+// seedMovedOut replaces a configured seed an earlier version kept in the
+// store. Not deleted, so that such a version, started on the store without
+// the seed (as its README allowed once the store held it), stops on a seed
+// of the wrong size instead of making a new key that opens none of the
+// store's secrets and signs what the other nodes do not trust.
+var seedMovedOut = []byte("moved out of the store: start with the configured seed")
+
+// moveSeedOut puts seedMovedOut in place of the kept seed. The public key
+// is stored already, so a start cut short between the two steps leaves a
+// store that still refuses a start without the seed.
+func moveSeedOut(ctx context.Context, st MetaStore) error {
+	if err := st.DeleteMeta(ctx, metaSeedKey); err != nil {
+		return err
+	}
+	_, err := st.PutMetaIfAbsent(ctx, metaSeedKey, seedMovedOut)
+	return err
 }
 
 // DIDWeb returns the did:web DID of a base URL: the host, with a port's colon

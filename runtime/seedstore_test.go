@@ -101,15 +101,23 @@ func TestEngine_ConfiguredSeedStaysOutOfTheStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.Identity().Key.Equal(ed25519.NewKeyFromSeed(seed)) || strings.Contains(logs, "not the one kept") || !strings.Contains(logs, "copy is deleted") {
+	if !e.Identity().Key.Equal(ed25519.NewKeyFromSeed(seed)) || strings.Contains(logs, "not the one kept") || !strings.Contains(logs, "copy is replaced") {
 		t.Fatalf("legacy store: wrong key or logs:\n%s", logs)
 	}
 	e.close()
 	st = openFile(t, path)
-	defer st.Close()
-	if _, err := st.Meta(context.Background(), "venue.ed25519.seed"); venue.ErrorCode(err) != venue.ENOTFOUND {
-		t.Fatalf("the kept copy of the configured seed is still there: %v", err)
+	// In its place a value an earlier version, started without the seed,
+	// stops on rather than make a new key.
+	kept, err := st.Meta(context.Background(), "venue.ed25519.seed")
+	st.Close()
+	if err != nil || bytes.Contains(kept, seed) || len(kept) == ed25519.SeedSize {
+		t.Fatalf("the kept copy of the configured seed: %x, %v; want a value of another size", kept, err)
 	}
+	e, _, err = start(seed)
+	if err != nil {
+		t.Fatalf("a start with the seed after it moved out: %v", err)
+	}
+	e.close()
 }
 
 // failingPublicKey is a store whose write of the venue's public key fails,

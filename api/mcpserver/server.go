@@ -115,13 +115,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			s.unreadable(w, err)
 			return
 		}
-		if unclean(w, body) || batchedInitialize(w, body) || s.badBatch(w, r, body) {
-			return
-		}
 		var framed *sseFrame
 		if r, framed = negotiate(w, r); framed != nil {
 			w = framed
 			defer framed.finish()
+		}
+		if unclean(w, body) || batchedInitialize(w, body) || s.badBatch(w, r, body) {
+			return
 		}
 		msg := parseMessage(body)
 		if badInitialize(w, msg) || misshapen(w, msg) || s.direct(w, r, msg) || s.cancelled(w, r, msg) || sessionless(w, r, msg) || unnamedTool(w, msg) || badLogLevel(w, msg) || s.reinitialized(w, r, msg) {

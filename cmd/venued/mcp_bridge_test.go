@@ -259,7 +259,8 @@ func TestMCPBridge_AuthReference(t *testing.T) {
 }
 
 // TestMCPBridge_VenueScope needs mcp/manage to add, and then serves every
-// caller under v/ops/mcp/<name>/ with the venue's copy of the token.
+// caller under v/ops/mcp/<name>/ with the token of the admin who added it,
+// resolved at each call.
 func TestMCPBridge_VenueScope(t *testing.T) {
 	url := vendorServer(t)
 	admin := newUser(t)

@@ -27,6 +27,7 @@ type run struct {
 	gen   string          // the generation of the agent claimed
 	lease int64           // the lease of the last claim or renewal, which a resume during the run keeps
 	freed bool            // the run's last write ended its lease: nothing to retire
+	taken bool            // another node took the agent's lease: its run goes on there, and notes it
 	tried map[string]bool // tasks (by job id) a cycle left queued: not picked again by this run
 
 	mu      sync.Mutex
@@ -193,7 +194,9 @@ func (a *Agents) release(r *run) {
 func (a *Agents) loop(r *run) {
 	ctx := ownerCtx(r.caller)
 	defer func() {
-		if !a.isClosing() { // else the note is how the restart finds the agent
+		// Closing, the note is how the restart finds the agent; taken over,
+		// it is the other node's, which its sweep finds if that node dies.
+		if !a.isClosing() && !r.taken {
 			a.note(r.eng, r.caller.DID, r.id, false)
 		}
 	}()
@@ -317,9 +320,12 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 	}
 	if !a.cfg.SingleNode {
 		if rec.Lease != r.lease {
-			return false, nil // another node took the agent over: its run goes on there
+			r.taken = true
+			return false, nil
 		}
-		if ok, err := a.renew(ctx, r); err != nil || !ok {
+		ok, err := a.renew(ctx, r)
+		if err != nil || !ok {
+			r.taken = err == nil
 			return false, err
 		}
 	}

@@ -371,6 +371,7 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, id, gen, sid string, cw *chatWait) (json.RawMessage, error) {
 	tick := time.NewTicker(taskPoll)
 	defer tick.Stop()
+	looked := false // the record was searched for the answer once the message was consumed
 	for {
 		select {
 		case o := <-cw.ch:
@@ -378,10 +379,15 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-tick.C:
-			if !a.running(key) {
-				// A run on another node answers only in the record.
-				if out, ok := chatAnsweredInRecord(octx, eng, id, sid, cw.msgID); ok {
+			if !looked && !a.running(key) {
+				// A run on another node answers only in the record. The
+				// cycle that takes the message off the pending list adds
+				// the timeline entry in the same write: a message gone
+				// from the list and not in the timeline never will be.
+				if out, consumed := chatAnsweredInRecord(octx, eng, id, sid, cw.msgID); out != nil {
 					return out, nil
+				} else if consumed {
+					looked = true
 				}
 			}
 			r, err := peek(octx, eng, id)
@@ -412,9 +418,9 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 	}
 }
 
-// chatAnsweredInRecord reports the response to chat message msgID on
-// session sid, once a cycle consumed it (on any node): the result of the
-// timeline entry that lists it.
+// chatAnsweredInRecord reports whether a cycle (on any node) consumed
+// chat message msgID on session sid, and its response: the result of the
+// timeline entry that lists it, nil if none does.
 func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msgID string) (json.RawMessage, bool) {
 	// The pending list alone, read every taskPoll: the session's frames
 	// may be long, and the timeline is read only once the message left it.
@@ -428,14 +434,14 @@ func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msg
 	}
 	res, err = eng.Read(ctx, "g/"+id+"/timeline", 1<<30)
 	if err != nil || !res.Exists {
-		return nil, false
+		return nil, err == nil
 	}
 	var timeline []struct {
 		Messages []envelope      `json:"messages"`
 		Result   json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(res.Value, &timeline) != nil {
-		return nil, false
+		return nil, true
 	}
 	for i := len(timeline) - 1; i >= 0; i-- {
 		if slices.ContainsFunc(timeline[i].Messages, func(e envelope) bool { return e.ID == msgID }) {
@@ -446,7 +452,7 @@ func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msg
 			return out, true
 		}
 	}
-	return nil, false
+	return nil, true
 }
 
 // peek reads agent id's status, error and generation only (not its
@@ -577,9 +583,7 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 	}
 	if r == nil {
 		if force {
-			// Another node's run holds the agent (this node's would have
-			// taken the force): a cycle cannot start beside it.
-			return nil, venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s is running on another node of this venue; trigger it again once it is SLEEPING", p.AgentID)
+			return nil, a.cannotStart(octx, eng, p.AgentID)
 		}
 		res["status"] = rec.Status
 		return output(res)
@@ -589,6 +593,22 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 		res["status"] = rec.Status
 	}
 	return output(res)
+}
+
+// cannotStart says why a forced cycle of agent id could not start: the
+// agent changed since trigger read it (suspended, deleted), or another
+// node's run holds it (this node's would have taken the force).
+func (a *Agents) cannotStart(ctx context.Context, eng *runtime.Engine, id string) error {
+	rec, err := live(ctx, eng, id)
+	switch {
+	case err != nil:
+		return err
+	case rec.Status == Suspended:
+		return venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s", id)
+	case rec.Status == Running && !a.cfg.SingleNode:
+		return venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s is running on another node of this venue; trigger it again once it is SLEEPING", id)
+	}
+	return venue.Errorf(venue.ECONFLICT, "Cannot start agent %s: it is %s", id, rec.Status)
 }
 
 // awaitRun waits for the run to end (up to wait) and adds its last result.

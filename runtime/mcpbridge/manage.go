@@ -57,15 +57,16 @@ func (b *Bridge) add(ctx context.Context, input json.RawMessage, env *runtime.En
 	if err != nil {
 		return nil, err
 	}
-	if old != nil && old.VenueSecret != "" {
-		// The copy an earlier venue made of the token: no longer read.
-		if err := p.e.DeleteSecret(p.ctx, old.VenueSecret); err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
-			return nil, err
-		}
-	}
 	out, err := b.sync(ctx, p, r, server{name: in.Name, url: u, bearer: bearer}, warnings)
 	if err != nil && !strings.Contains(in.URL, "://") && venue.ErrorCode(err) == venue.EUNAVAILABLE {
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "%s (the URL has no scheme, so https was tried: write http:// for a server without TLS)", venue.ErrorMessage(err))
+	}
+	if err == nil && old != nil && old.VenueSecret != "" {
+		// The copy an earlier venue made of the token, which the tools
+		// just saved no longer read (and those before them did, until now).
+		if err := p.e.DeleteSecret(p.ctx, old.VenueSecret); err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
+			return nil, err
+		}
 	}
 	return out, err
 }
