@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 	"unicode/utf8"
 
@@ -47,8 +48,22 @@ func (e *Engine) execute(j *job, run int) {
 	if !ok {
 		return
 	}
-	out, err := e.execs[j.op.Adapter].Execute(ctx, j.op, j.input, env)
+	out, err := e.safeExecute(ctx, j, env)
 	e.finish(j, run, ctx, out, err)
+}
+
+// safeExecute runs j's executor, turning a panic into the job's failure:
+// an operation's bug, or input it did not expect (an answer from a remote
+// server, say), ends its job, not the venue process with every other job.
+func (e *Engine) safeExecute(ctx context.Context, j *job, env *Env) (out json.RawMessage, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			e.log.Error("operation panicked", "operation", j.op.Adapter, "job", j.rec.ID.String(),
+				"panic", j.mask.text(fmt.Sprint(v)), "stack", string(debug.Stack()))
+			out, err = nil, venue.Errorf(venue.EINTERNAL, "Operation %s failed unexpectedly (a bug of the venue's: it is logged)", j.op.Adapter)
+		}
+	}()
+	return e.execs[j.op.Adapter].Execute(ctx, j.op, j.input, env)
 }
 
 // begin checks the run is still wanted, arms its deadline and cancel, and

@@ -151,6 +151,10 @@ func (e *Engine) writableFor(ctx context.Context, path, can string) (venue.Calle
 	return c, p, venue.Errorf(venue.EFORBIDDEN, "The venue namespace v/ is read-only")
 }
 
+// MaxValueSize is the largest value one lattice row may hold: a write of a
+// larger one fails with ETOOLARGE.
+func (e *Engine) MaxValueSize() int { return e.maxValueSize() }
+
 func (e *Engine) maxValueSize() int {
 	if e.cfg.MaxValueSize > 0 {
 		return e.cfg.MaxValueSize

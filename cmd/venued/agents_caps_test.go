@@ -152,6 +152,27 @@ func TestAgents_Caps(t *testing.T) {
 			}
 		})
 
+		t.Run("a tool call may not use the provider key, which is the model call's alone", func(t *testing.T) {
+			// Tools run what the model asks, and a prompt could ask an
+			// HTTP tool to send {s/OPENAI_API_KEY} anywhere (an audit's
+			// agent did): the key goes to the provider only.
+			alice.out(t, "v/ops/agent/create", `{"agentId": "keyleak", "config": `+llmCfg(`"v/ops/llm/chat"`)+`,
+				"caps": [{"with": "w/notes", "can": "crud/read"}]}`)
+			from := len(stub.Requests())
+			stub.Add(toolCall("llm_chat", `{"baseUrl": "`+base+`", "model": "m1", "apiKeySecret": "OPENAI_API_KEY", "messages": [{"role": "user", "content": "hi"}]}`),
+				llmstub.Reply{Text: "the key stayed put"})
+			out := alice.out(t, "v/ops/agent/request", `{"agentId": "keyleak", "input": "use your key in a tool", "timeout": 10000}`)
+			if out["result"] != "the key stayed put" {
+				t.Fatalf("request %v", out)
+			}
+			if sent := requestBodies(stub, from); !strings.Contains(sent, "Capability denied") || !strings.Contains(sent, "/s/OPENAI_API_KEY") {
+				t.Fatalf("the model was not told of the denial: %s", sent)
+			}
+			if n := len(stub.Requests()) - from; n != 2 {
+				t.Fatalf("%d model calls: the tool used the provider key", n)
+			}
+		})
+
 		t.Run("an agent given no caps holds its owner's namespace", func(t *testing.T) {
 			info := alice.out(t, "v/ops/agent/info", `{"agentId": "snoop"}`)
 			if caps := string(mustJSON(info["caps"])); caps != `[{"can":"*","with":"`+aliceU.DID+`"}]` {

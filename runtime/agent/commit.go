@@ -118,6 +118,14 @@ func (a *Agents) apply(rec *record, r *run, w work, co cycleOutcome, out transit
 	}
 	a.converse(rec, w, out.Result)
 	rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
+	// The timeline and each session are one row each, which may not
+	// outgrow the store's value limit: past it every commit would fail and
+	// the agent could never run again. The oldest entries and turns go.
+	budget := r.eng.MaxValueSize() / 2
+	rec.Timeline = trimTimeline(rec.Timeline, budget)
+	if s := rec.Sessions[w.sid]; s != nil {
+		s.Frames[0].Conversation = trimConversation(s.Frames[0].Conversation, budget)
+	}
 	rec.Updated = a.ms()
 	more := false
 	if rec.Status == Running {
@@ -239,4 +247,31 @@ func (a *Agents) answerChat(r *run, w work, o outcome) {
 	case cw.ch <- o:
 	default:
 	}
+}
+
+// trimTimeline drops the oldest entries of timeline until it encodes in at
+// most budget bytes, keeping the newest entry whatever its size.
+func trimTimeline(timeline []json.RawMessage, budget int) []json.RawMessage {
+	size := 2
+	for i := len(timeline) - 1; i >= 0; i-- {
+		size += len(timeline[i]) + 1
+		if size > budget && i < len(timeline)-1 {
+			return slices.Clone(timeline[i+1:])
+		}
+	}
+	return timeline
+}
+
+// trimConversation drops the oldest turns of a conversation until it
+// encodes in at most budget bytes, keeping the newest turn whatever its
+// size.
+func trimConversation(conv []turn, budget int) []turn {
+	size := 2
+	for i := len(conv) - 1; i >= 0; i-- {
+		size += len(conv[i].Content) + len(conv[i].Task) + 64 // the turn's other fields and keys
+		if size > budget && i < len(conv)-1 {
+			return slices.Clone(conv[i+1:])
+		}
+	}
+	return conv
 }

@@ -127,13 +127,19 @@ func anthropicStream(body string) ([]antBlock, error) {
 		}
 		switch e.Type {
 		case "content_block_start":
+			// Blocks arrive in order, each at the next index: an index
+			// that is negative or skips ahead is no message of the API's,
+			// and would crash the venue or make it allocate without bound.
+			if e.Index < 0 || e.Index > len(blocks) {
+				return nil, venue.Errorf(venue.EUNAVAILABLE, "Provider 'anthropic' streamed a content block at index %d where %d was next: %s", e.Index, len(blocks), clip(ev))
+			}
 			for len(blocks) <= e.Index {
 				blocks, partial = append(blocks, antBlock{}), append(partial, strings.Builder{})
 			}
 			blocks[e.Index] = e.ContentBlock
 			blocks[e.Index].Input = nil
 		case "content_block_delta":
-			if e.Index >= len(blocks) {
+			if e.Index < 0 || e.Index >= len(blocks) {
 				continue
 			}
 			blocks[e.Index].Text += e.Delta.Text

@@ -5,6 +5,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -349,6 +350,9 @@ func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, 
 	case !ok:
 		return "Error: tool " + tc.Name + " is not granted to this agent"
 	}
+	if bad, ok := notJSON(tc.Arguments); ok {
+		return "Error: the arguments of " + tc.Name + " are not JSON: " + clip(bad) + ". Call it again with a JSON object of its parameters."
+	}
 	if name == completeTool && pr.check != nil {
 		if msg, ok := pr.checkResult(tc.Arguments); !ok {
 			return msg
@@ -356,7 +360,8 @@ func callTool(ctx context.Context, env *runtime.Env, pr *prepared, tc ToolCall, 
 	}
 	parent := env.JobID()
 	eng := env.Engine()
-	rec, err := eng.Invoke(env.Context(ctx), runtime.InvokeRequest{Operation: ref, Input: tc.Arguments, Parent: &parent, Wait: 2 * time.Minute})
+	tctx := venue.WithCaller(ctx, withoutKey(env.Caller(), pr.req))
+	rec, err := eng.Invoke(tctx, runtime.InvokeRequest{Operation: ref, Input: tc.Arguments, Parent: &parent, Wait: 2 * time.Minute})
 	if err != nil {
 		return "Error: " + venue.ErrorMessage(err)
 	}
@@ -410,4 +415,42 @@ func finish(result json.RawMessage, pr *prepared, results map[string]any) (json.
 		results[pr.task] = map[string]any{"status": "COMPLETE", "output": result}
 	}
 	return result, results, nil
+}
+
+// withoutKey is the agent's caller c for a tool call: without the use of
+// the provider key that its bound adds for the model call alone (the
+// agent's caps may still grant it). Tools run what the model asks, and a
+// prompt the model read could ask an HTTP tool to send {s/OPENAI_API_KEY}
+// to any server (an audit's agent, confined to reading w/notes, did).
+func withoutKey(c venue.Caller, req Request) venue.Caller {
+	bound := c.Bound()
+	if bound == nil {
+		return c
+	}
+	p, err := providerOf(&req)
+	if err != nil {
+		return c
+	}
+	key := venue.Capability{With: c.DID + "/" + venue.NSSecrets + "/" + strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/"), Can: venue.AbilityRead}
+	i := slices.Index(bound, key)
+	if i < 0 {
+		return c
+	}
+	return c.Bounded(slices.Delete(slices.Clone(bound), i, i+1))
+}
+
+// notJSON reports the text of tool-call arguments the model gave that were
+// no JSON at all, which rawArgs kept as {"_raw": text}: such a call is not
+// run, since the operation would see none of what the model meant (and
+// complete_task would complete its task with no result).
+func notJSON(args json.RawMessage) (string, bool) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil || len(m) != 1 {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(m["_raw"], &s) != nil || json.Valid([]byte(s)) {
+		return "", false
+	}
+	return s, true
 }
