@@ -105,6 +105,21 @@ func TestAgents_LLMFailures(t *testing.T) {
 		c.refused(t, "v/ops/agent/request", `{"agentId": "f1", "input": "add", "timeout": 10000}`, "the numbers are missing")
 		eventually(t, "the agent sleeps", func() bool { return c.status(t, "f1") == "SLEEPING" })
 	})
+	t.Run("one answer runs at most 32 tool calls, and the rest are answered as not run", func(t *testing.T) {
+		c.out(t, "v/ops/agent/create", `{"agentId": "many", "config": {"operation": "v/ops/llmagent/chat", "baseUrl": "`+base+`", "model": "m1", "tools": ["v/ops/core/read"]}}`)
+		calls := make([]llmstub.ToolCall, 40)
+		for i := range calls {
+			calls[i] = llmstub.ToolCall{Name: "core_read", Arguments: []byte(`{"path": "w/nothing"}`)}
+		}
+		from := len(stub.Requests())
+		stub.Add(llmstub.Reply{ToolCalls: calls}, llmstub.Reply{Text: "done"})
+		if out := c.out(t, "v/ops/agent/request", `{"agentId": "many", "input": "read a lot", "timeout": 10000}`); out["result"] != "done" {
+			t.Fatalf("request %v", out)
+		}
+		if sent := requestBodies(stub, from); strings.Count(sent, "not run: one answer may make at most 32 tool calls") != 8 {
+			t.Fatalf("the model was not told which calls did not run: %s", sent)
+		}
+	})
 	t.Run("a missing key suspends the agent with the spec's error", func(t *testing.T) {
 		c.out(t, "v/ops/agent/create", `{"agentId": "f2", "config": `+cfg+`, "apiKeySecret": "NO_SUCH_KEY"}}`)
 		snap := c.out(t, "v/ops/agent/request", `{"agentId": "f2", "input": "add", "timeout": 0}`)

@@ -111,6 +111,7 @@ func callAnthropic(ctx context.Context, env *runtime.Env, req *Request, key stri
 func anthropicStream(body string) ([]antBlock, error) {
 	var blocks []antBlock
 	var partial []strings.Builder
+	stopped := false
 	for _, ev := range events(body) {
 		var e struct {
 			Type         string   `json:"type"`
@@ -144,9 +145,16 @@ func anthropicStream(body string) ([]antBlock, error) {
 			}
 			blocks[e.Index].Text += e.Delta.Text
 			partial[e.Index].WriteString(e.Delta.PartialJSON)
+		case "message_stop":
+			stopped = true
 		case "error":
 			return nil, venue.Errorf(venue.EUNAVAILABLE, "Provider 'anthropic' streamed an error: %s", clip(ev))
 		}
+	}
+	if !stopped {
+		// A message ends with message_stop: a stream without it was cut
+		// short, and its text is part of an answer.
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "Provider 'anthropic' stream ended before the message did (no message_stop): the connection was cut, try again")
 	}
 	for i := range blocks {
 		if blocks[i].Type == "tool_use" {

@@ -95,6 +95,7 @@ func openAIStream(body string) (*Response, error) {
 	var text strings.Builder
 	calls := map[int]*oaiToolCall{}
 	order := []int{}
+	finished := false
 	for _, ev := range events(body) {
 		var ch struct {
 			Choices []struct {
@@ -102,12 +103,14 @@ func openAIStream(body string) (*Response, error) {
 					Content   *string       `json:"content"`
 					ToolCalls []oaiToolCall `json:"tool_calls"`
 				} `json:"delta"`
+				FinishReason *string `json:"finish_reason"`
 			} `json:"choices"`
 		}
 		if err := json.Unmarshal([]byte(ev), &ch); err != nil {
 			return nil, venue.Errorf(venue.EUNAVAILABLE, "Provider 'openai' streamed a chunk that is not JSON: %s", clip(ev))
 		}
 		for _, c := range ch.Choices {
+			finished = finished || c.FinishReason != nil && *c.FinishReason != ""
 			if c.Delta.Content != nil {
 				text.WriteString(*c.Delta.Content)
 			}
@@ -122,6 +125,11 @@ func openAIStream(body string) (*Response, error) {
 				cur.Function.Arguments += tc.Function.Arguments
 			}
 		}
+	}
+	if !finished {
+		// The last chunk of a completion names why it ended: a stream
+		// without it was cut short, and its text is part of an answer.
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "Provider 'openai' stream ended before the answer did (no chunk gave a finish_reason): the connection was cut, try again")
 	}
 	out.Content = text.String()
 	for _, i := range order {

@@ -18,7 +18,8 @@ func TestAnthropicStream_BadIndex(t *testing.T) {
 		}
 	}
 	neg := `data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
-		`data: {"type":"content_block_delta","index":-5,"delta":{"type":"text_delta","text":"x"}}` + "\n\n"
+		`data: {"type":"content_block_delta","index":-5,"delta":{"type":"text_delta","text":"x"}}` + "\n\n" +
+		`data: {"type":"message_stop"}` + "\n\n"
 	if _, err := anthropicStream(neg); err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func FuzzEvents(f *testing.F) {
 func TestStreams(t *testing.T) {
 	oai := "data: {\"choices\":[{\"delta\":{\"content\":\"he\"}}]}\n\n" +
 		"data: {\"choices\":[{\"delta\":{\"content\":\"llo\",\"tool_calls\":[{\"index\":0,\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":\"{\\\"a\\\"\"}}]}}]}\n\n" +
-		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":1}\"}}]}}]}\n\ndata: [DONE]\n\n"
+		"data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\":1}\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n"
 	r, err := openAIStream(oai)
 	if err != nil || r.Content != "hello" || len(r.ToolCalls) != 1 || string(r.ToolCalls[0].Arguments) != `{"a":1}` {
 		t.Fatalf("%+v %v", r, err)
@@ -39,8 +39,16 @@ func TestStreams(t *testing.T) {
 	ant := "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t1\",\"name\":\"g\",\"input\":{}}}\n\n" +
 		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"b\\\":\"}}\n\n" +
 		"data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"2}\"}}\n\n"
-	blocks, err := anthropicStream(ant)
+	blocks, err := anthropicStream(ant + "data: {\"type\":\"message_stop\"}\n\n")
 	if err != nil || len(blocks) != 1 || blocks[0].Name != "g" || string(blocks[0].Input) != `{"b":2}` {
 		t.Fatalf("%+v %v", blocks, err)
+	}
+	// Cut short: no finish_reason, no message_stop. The text so far is
+	// part of an answer, not an answer.
+	if r, err := openAIStream("data: {\"choices\":[{\"delta\":{\"content\":\"partial\"}}]}\n\n"); err == nil {
+		t.Fatalf("a stream cut short was taken: %+v", r)
+	}
+	if b, err := anthropicStream(ant); err == nil {
+		t.Fatalf("a stream cut short was taken: %+v", b)
 	}
 }

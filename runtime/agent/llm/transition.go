@@ -259,6 +259,12 @@ func text(v json.RawMessage) string {
 	return string(v)
 }
 
+// maxCallsPerAnswer bounds the tool calls one answer of the model runs:
+// maxToolRounds counts answers, and an audit's model asked for 2,000 calls
+// in one, which ran for minutes past the request's wait. The calls past it
+// are answered as not run, as every call must be.
+const maxCallsPerAnswer = 32
+
 // converse runs the tool-call loop until the model answers without tools.
 // An answer that breaks the response schema is sent back once with the
 // violation; a second one ends the turn: the task in scope fails with the
@@ -287,8 +293,11 @@ func converse(ctx context.Context, env *runtime.Env, p *input, pr *prepared) (js
 			continue
 		}
 		pr.req.Messages = append(pr.req.Messages, Message{Role: "assistant", Content: resp.Content, ToolCalls: resp.ToolCalls})
-		for _, tc := range resp.ToolCalls {
-			out := callTool(ctx, env, pr, tc, results)
+		for i, tc := range resp.ToolCalls {
+			out := fmt.Sprintf("Error: not run: one answer may make at most %d tool calls; make the rest in your next answer", maxCallsPerAnswer)
+			if i < maxCallsPerAnswer {
+				out = callTool(ctx, env, pr, tc, results)
+			}
 			if pr.failure != nil {
 				return pr.failTurn(pr.failure, results)
 			}
