@@ -2,6 +2,7 @@ package ucan
 
 import (
 	"crypto/ed25519"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/jsonscan"
 )
 
 // Verifier checks UCAN chains. The zero value verifies did:key issuers at
@@ -147,12 +149,25 @@ func (v *Verifier) parse(token string) (*Claims, error) {
 	if leeway == 0 {
 		leeway = 30 * time.Second
 	}
+	if err := checkPayload(token); err != nil {
+		return nil, err
+	}
 	p := jwt.NewParser(jwt.WithValidMethods([]string{"EdDSA"}), jwt.WithExpirationRequired(),
 		jwt.WithLeeway(leeway), jwt.WithTimeFunc(now))
 	c := &Claims{}
-	_, err := p.ParseWithClaims(token, c, v.keyOf)
+	t, err := p.ParseWithClaims(token, c, v.keyOf)
 	if err != nil {
+		if t != nil && t.Header != nil && !errors.Is(err, jwt.ErrTokenMalformed) {
+			// alg none or HS256 fails as a signature that does not
+			// verify; say what is wrong with it instead.
+			if alg, _ := t.Header["alg"].(string); alg != "EdDSA" {
+				return nil, venue.Errorf(venue.EINVALID, "UCAN is signed with alg %q: this venue accepts only EdDSA (Ed25519) UCANs", clip(alg))
+			}
+		}
 		return nil, parseError(err)
+	}
+	if key, err := v.keyOf(t); err == nil && !kidMatches(t, c.Issuer, key.(ed25519.PublicKey)) {
+		return nil, refuse("its kid names another key than its issuer's: set kid to the issuer's key, or leave it out")
 	}
 	if err := checkClaims(c); err != nil {
 		return nil, err
@@ -162,13 +177,82 @@ func (v *Verifier) parse(token string) (*Claims, error) {
 
 func (v *Verifier) keyOf(t *jwt.Token) (any, error) {
 	c := t.Claims.(*Claims)
-	if strings.HasPrefix(c.Issuer, "did:key:") {
-		return venue.ParseDIDKey(c.Issuer)
+	var key ed25519.PublicKey
+	var err error
+	switch {
+	case strings.HasPrefix(c.Issuer, "did:key:"):
+		key, err = venue.ParseDIDKey(c.Issuer)
+	case v.Key != nil && c.Issuer != "":
+		key, err = v.Key(c.Issuer)
+	default:
+		return nil, fmt.Errorf("issuer %q is not a did:key this venue can verify", clip(c.Issuer))
 	}
-	if v.Key != nil && c.Issuer != "" {
-		return v.Key(c.Issuer)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("issuer %q is not a did:key this venue can verify", clip(c.Issuer))
+	return key, nil
+}
+
+// kidMatches reports whether the kid of t, if it has one, names key, the
+// issuer's key its signature verified with. A kid naming another key is a
+// token that says two things (a self-issued token whose kid is not its
+// iss is refused at the door likewise).
+func kidMatches(t *jwt.Token, iss string, key ed25519.PublicKey) bool {
+	kid, ok := t.Header["kid"].(string)
+	if !ok || kid == "" {
+		return true
+	}
+	mk := venue.Multikey(key)
+	return kid == mk || kid == "did:key:"+mk || kid == iss || kid == "did:key:"+mk+"#"+mk || kid == iss+"#"+mk
+}
+
+// claimNames are the UCAN claims the venue reads, and grantNames the
+// members of a grant.
+var (
+	claimNames = []string{"iss", "aud", "ucv", "att", "prf", "exp", "nbf", "nnc", "fct"}
+	grantNames = []string{"with", "can", "nb"}
+)
+
+// checkPayload refuses claims that different readers would read
+// differently: a member named twice (encoding/json keeps the last, most
+// JWT libraries the first), one whose name differs from a claim only in
+// case (encoding/json folds case, so {"aud": A, "AUD": B} would be read as
+// issued to B while every other reader sees A), and caveats (nb), which
+// narrow a grant in UCAN but which this venue does not enforce, so that
+// honouring the grant would widen it.
+func checkPayload(token string) error {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil // the parser words it
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil || !json.Valid(payload) {
+		return nil // the parser words it
+	}
+	if name, dup, _ := jsonscan.Duplicate(payload); dup {
+		return venue.Errorf(venue.EINVALID, "UCAN claims name the member %q twice in one object: readers disagree on which counts; issue it with each once", clip(name))
+	}
+	if got, want := jsonscan.CaseVariant(payload, claimNames); got != "" {
+		return venue.Errorf(venue.EINVALID, "UCAN claim %q is not %q: claim names are case-sensitive; issue it with %q", clip(got), want, want)
+	}
+	var att struct {
+		Att []json.RawMessage `json:"att"`
+	}
+	if json.Unmarshal(payload, &att) != nil {
+		return nil // the parser words it
+	}
+	for i, g := range att.Att {
+		if got, want := jsonscan.CaseVariant(g, grantNames); got != "" {
+			return venue.Errorf(venue.EINVALID, "UCAN att[%d] member %q is not %q: names are case-sensitive", i, clip(got), want)
+		}
+		var nb struct {
+			Nb json.RawMessage `json:"nb"`
+		}
+		if json.Unmarshal(g, &nb) == nil && len(nb.Nb) > 0 && string(nb.Nb) != "null" && string(nb.Nb) != "{}" {
+			return venue.Errorf(venue.EINVALID, "UCAN att[%d] has caveats (nb), which this venue does not enforce: it would grant more than the caveats allow; issue the grant without nb, narrowed by its with and can", i)
+		}
+	}
+	return nil
 }
 
 func checkClaims(c *Claims) error {
