@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -155,7 +156,19 @@ func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error)
 			return verdict{}, err
 		}
 	}
-	return verdict{caller: venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...), expires: u.Expires, once: jti != ""}, nil
+	return verdict{caller: ucanBearer(u), expires: u.Expires, once: jti != ""}, nil
+}
+
+// ucanBearer is the caller a UCAN sent as the bearer makes: its issuer,
+// holding its grants and confined to them (and to invoking, so that the
+// grants can be used through operations). A UCAN is a delegation of what
+// it names: one granting read of w/notes, handed to someone as a share,
+// gave its holder the issuer's whole account when the issuer's own
+// namespace was open to it whatever att said. A token for the whole
+// account names it: {"with": "<did>", "can": "*"}.
+func ucanBearer(u *ucan.Token) venue.Caller {
+	bound := append(slices.Clone(u.Grants), venue.Capability{With: u.Issuer + "/" + venue.NSJobs, Can: venue.AbilityInvoke})
+	return venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...).Bounded(bound)
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured

@@ -208,6 +208,14 @@ func TestIsolation_UCANGrants(t *testing.T) {
 			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
 			return c.do(t, "GET", "/api/v1/values/read?path=w/notes", nil, "Authorization", "Bearer "+asBearer)
 		}, 200, `"exists":false`},
+		{"a UCAN as the bearer holds only its grants, not its issuer's whole account", newClient(m), func(c *client) reply {
+			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
+			return c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/core/write", "input": {"path": "w/x", "value": 1}}`, "Authorization", "Bearer "+asBearer)
+		}, 403, "Capability denied"},
+		{"a UCAN as the bearer lists no secrets it does not grant", newClient(m), func(c *client) reply {
+			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
+			return c.do(t, "GET", "/api/v1/secrets", nil, "Authorization", "Bearer "+asBearer)
+		}, 403, "Capability denied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.req(tc.c)
