@@ -134,7 +134,7 @@ func (e *Engine) prove(did string, tokens []string) ([]*ucan.Token, error) {
 // venue-issued grants (of venue-wide abilities, and on its users'
 // namespaces: IssueUCAN) verify too.
 func (e *Engine) Verifier() *ucan.Verifier {
-	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Public: e.publicDID, Key: func(did string) (ed25519.PublicKey, error) {
+	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Public: e.publicDID, MaxLifetime: MaxDelegation, Key: func(did string) (ed25519.PublicKey, error) {
 		if did == e.id.DID {
 			return e.id.Key.Public().(ed25519.PublicKey), nil
 		}

@@ -35,6 +35,10 @@ type Verifier struct {
 	// Public is the venue's anonymous identity, a DID under Venue+":u:"
 	// that is nobody's: the venue's signature roots no grant on it.
 	Public string
+	// MaxLifetime refuses a token (any link of a chain) that ends further
+	// than this from now: none can be revoked, so a grant lasts as long as
+	// its token says. Zero means no bound.
+	MaxLifetime time.Duration
 }
 
 // Token is a verified UCAN.
@@ -171,6 +175,10 @@ func (v *Verifier) parse(token string) (*Claims, error) {
 	}
 	if err := checkClaims(c); err != nil {
 		return nil, err
+	}
+	if v.MaxLifetime > 0 && c.Expires != nil && c.Expires.Sub(now()) > v.MaxLifetime+leeway {
+		days := int(v.MaxLifetime.Hours() / 24)
+		return nil, refuse(fmt.Sprintf("it ends more than %d days from now: a UCAN cannot be revoked, so this venue takes only those that end within %d days; issue it with an earlier exp", days, days))
 	}
 	return c, nil
 }

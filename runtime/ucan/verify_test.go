@@ -187,3 +187,27 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifier_MaxLifetime: no UCAN can be revoked, so a venue bounds how
+// far ahead any link of a chain may end (an audit's did:key signed one for
+// a hundred years, which its holder could use until then).
+func TestVerifier_MaxLifetime(t *testing.T) {
+	alice, bob := newParty(t), newParty(t)
+	read := []venue.Capability{{With: alice.did + "/w/notes", Can: "crud/read"}}
+	v := &Verifier{MaxLifetime: 24 * time.Hour}
+	if _, err := v.Verify(alice.issue(t, bob.did, read, nil, time.Now().Add(23*time.Hour)), bob.did); err != nil {
+		t.Fatalf("a day's UCAN: %v", err)
+	}
+	long := alice.issue(t, bob.did, read, nil, time.Now().AddDate(100, 0, 0))
+	if _, err := v.Verify(long, bob.did); venue.ErrorCode(err) != venue.EFORBIDDEN || !strings.Contains(venue.ErrorMessage(err), "ends more than 1 days from now") {
+		t.Fatalf("a century's UCAN: %v", err)
+	}
+	carol := newParty(t)
+	chained := bob.issue(t, carol.did, read, []string{long}, time.Now().Add(time.Hour))
+	if _, err := v.Verify(chained, carol.did); err == nil || !strings.Contains(venue.ErrorMessage(err), "ends more than") {
+		t.Fatalf("a chain whose proof lasts a century: %v", err)
+	}
+	if _, err := (&Verifier{}).Verify(long, bob.did); err != nil {
+		t.Fatalf("no bound set: %v", err)
+	}
+}
