@@ -111,15 +111,21 @@ func (a *Auth) Authenticate(r *http.Request) (venue.Caller, error) {
 
 // Middleware puts the request's caller into its context for a handler that
 // is not part of the REST door (the MCP endpoint, say), answering a refused
-// request with 401 and {"error": "..."}.
+// request with 401 and {"error": "..."} (400 or 403 for X-Covia-Ucans that
+// are malformed or prove nothing).
 func (a *Auth) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := a.Authenticate(r)
 		if err != nil {
 			status := http.StatusUnauthorized
-			if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+			switch venue.ErrorCode(err) {
+			case venue.EUNAVAILABLE:
 				status = http.StatusServiceUnavailable
-			} else {
+			case venue.EINVALID: // a malformed X-Covia-Ucans
+				status = http.StatusBadRequest
+			case venue.EFORBIDDEN: // X-Covia-Ucans proving nothing
+				status = http.StatusForbidden
+			default:
 				w.Header().Set("WWW-Authenticate", `Bearer realm="venue"`)
 			}
 			writeError(w, status, venue.ErrorMessage(err))
@@ -193,7 +199,14 @@ func (a *Auth) withHeaderUCANs(r *http.Request, c venue.Caller) (venue.Caller, e
 	}
 	ctx, err := a.e.WithProofs(venue.WithCaller(r.Context(), c), toks)
 	if err != nil {
-		return venue.Caller{}, venue.Errorf(venue.EUNAUTHORIZED, "X-Covia-Ucans: %s", venue.ErrorMessage(err))
+		// The proof's own code, as in an invoke's ucans: a malformed
+		// token is 400 and one that proves nothing 403. A 401 would send
+		// a client signing in again, which mends neither.
+		code := venue.ErrorCode(err)
+		if code != venue.EINVALID && code != venue.EFORBIDDEN {
+			code = venue.EUNAUTHORIZED
+		}
+		return venue.Caller{}, venue.Errorf(code, "X-Covia-Ucans: %s", venue.ErrorMessage(err))
 	}
 	c, _ = venue.CallerFrom(ctx)
 	return c, nil

@@ -197,7 +197,7 @@ func TestIsolation_UCANGrants(t *testing.T) {
 		}, 403, "Capability denied"},
 		{"a grant to bob is no use to anyone else", newClient(m), func(c *client) reply {
 			return c.do(t, "GET", "/api/v1/values/read?path="+notes, nil, "X-Covia-Ucans", readNotes)
-		}, 401, "issued to someone else"},
+		}, 403, "issued to someone else"},
 		{"a grant to bob in another's invoke is refused", alice, func(c *client) reply {
 			return c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "ucans": ["`+readNotes+`"]}`)
 		}, 403, "issued to someone else"},

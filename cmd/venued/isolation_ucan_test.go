@@ -84,7 +84,7 @@ func TestIsolation_Delegation(t *testing.T) {
 		}, 400, "exp must be in the future"},
 		{"a grant for bob is no use to anyone else", anon, func(c *client) reply {
 			return c.do(t, "GET", read("/w/notes/today"), nil, "X-Covia-Ucans", grant)
-		}, 401, "issued to someone else"},
+		}, 403, "issued to someone else"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tc.req(tc.c)

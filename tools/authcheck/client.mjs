@@ -89,9 +89,9 @@ const invoked = await call("POST", "/api/v1/invoke", await bearer(bob, venue),
   { operation: "v/ops/core/read", input: { path: alice.did + "/w/js/note" }, ucans: [grant], wait: true });
 expect("ucans on invoke carry the grant into the job", invoked, 201, (b) => b.status === "COMPLETE" && b.output.value === "from-jose");
 const widened = await ucan(bob, bob.did, [{ with: alice.did + "/w", can: "crud/read" }], [grant]);
-expect("a delegation wider than its proof is refused", await call("GET", note, await bearer(bob, venue), undefined, { "X-Covia-Ucans": widened }), 401,
+expect("a delegation wider than its proof is refused", await call("GET", note, await bearer(bob, venue), undefined, { "X-Covia-Ucans": widened }), 403,
   (b) => b.error.includes("widened capability"));
-expect("a grant to bob is no use to anyone else", await call("GET", note, await bearer(identity(), venue), undefined, { "X-Covia-Ucans": grant }), 401,
+expect("a grant to bob is no use to anyone else", await call("GET", note, await bearer(identity(), venue), undefined, { "X-Covia-Ucans": grant }), 403,
   (b) => b.error.includes("issued to someone else"));
 expect("an expired token is refused", await call("GET", "/api/v1/secrets", await bearer(alice, venue, seconds() - 3600)), 401,
   (b) => b.error.includes("expired"));
