@@ -173,6 +173,8 @@ func TestIsolation_UCANGrants(t *testing.T) {
 	mustOK(t, alice.run(t, "v/ops/core/write", `{"path": "w/diary", "value": "not-shared"}`))
 	readNotes := aliceU.grant(t, bobU.DID, venue.Capability{With: aliceU.DID + "/w/notes", Can: venue.AbilityRead})
 	notes := url.QueryEscape(aliceU.DID + "/w/notes/today")
+	aliceJob := invokeJob(t, alice, `{"operation": "v/test/ops/echo", "input": {"said": "to-bob"}, "wait": true}`)
+	readJobs := aliceU.grant(t, bobU.DID, venue.Capability{With: aliceU.DID + "/j", Can: venue.AbilityRead})
 	for _, tc := range []struct {
 		name   string
 		c      *client
@@ -180,6 +182,15 @@ func TestIsolation_UCANGrants(t *testing.T) {
 		status int
 		want   string
 	}{
+		{"a grant on alice's jobs opens one by id, as its lattice path", bob, func(c *client) reply {
+			return c.do(t, "GET", "/api/v1/jobs/"+aliceJob.ID, nil, "X-Covia-Ucans", readJobs)
+		}, 200, "to-bob"},
+		{"a grant on her notes does not open her jobs", bob, func(c *client) reply {
+			return c.do(t, "GET", "/api/v1/jobs/"+aliceJob.ID, nil, "X-Covia-Ucans", readNotes)
+		}, 404, "Job not found"},
+		{"nor does no grant", bob, func(c *client) reply {
+			return c.do(t, "GET", "/api/v1/jobs/"+aliceJob.ID, nil)
+		}, 404, "Job not found"},
 		{"the grant opens the granted path", bob, func(c *client) reply {
 			return c.do(t, "GET", "/api/v1/values/read?path="+notes, nil, "X-Covia-Ucans", readNotes)
 		}, 200, "shared-with-bob"},
