@@ -202,11 +202,29 @@ func (env *Env) Log(ctx context.Context, level slog.Level, msg string) {
 	if ok, dropped := env.e.logs.allow(env.j.caller.DID, env.e.now()); !ok {
 		if dropped > 0 {
 			env.e.log.Warn("operation log lines dropped: their caller is over its budget of log lines",
-				"job", env.j.id.String(), "op", env.j.op.Name, "dropped", dropped, "perSecond", logRate, "burst", logBurst)
+				"job", env.j.id.String(), "op", env.logOp(), "dropped", dropped, "perSecond", logRate, "burst", logBurst)
 		}
 		return
 	}
-	env.e.log.Log(ctx, level, env.j.mask.text(msg), "job", env.j.id.String(), "op", env.j.op.Name)
+	env.e.log.Log(ctx, level, env.j.mask.text(msg), "job", env.j.id.String(), "op", env.logOp())
+}
+
+// logOp names the operation in its log lines: its display name
+// ("core:read"), or for one whose adapter names no op (an uploaded module,
+// "wasm") where the catalog has it (v/...) or its asset, a/<hash>
+// (however the caller named it: a pin, a DID), which tells the operator
+// whose code wrote the line.
+func (env *Env) logOp() string {
+	op := env.j.op
+	switch {
+	case op.SubOp() != "":
+		return op.Name
+	case strings.HasPrefix(op.Path, "v/"), strings.HasPrefix(op.Path, "a/"):
+		return op.Path
+	case op.Asset != (venue.AssetID{}):
+		return "a/" + op.Asset.Hex()
+	}
+	return op.Name
 }
 
 // mayUseSecret lets a job running code a user uploaded resolve or store

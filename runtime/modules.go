@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
@@ -52,6 +53,12 @@ func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
 	if err != nil {
 		return err
 	}
+	if err := e.checkAdapterRuns(op, meta); err != nil {
+		return err
+	}
+	if err := e.checkModuleFields(op, probe.Operation); err != nil {
+		return err
+	}
 	if _, err := CompileSchema(op.Path, op.Input); err != nil {
 		return venue.Errorf(venue.EINVALID, "Operation input schema does not compile: %s", venue.ErrorMessage(err))
 	}
@@ -59,6 +66,64 @@ func (e *Engine) checkOperationMeta(id venue.AssetID, meta []byte) error {
 		return venue.Errorf(venue.EINVALID, "Operation output schema does not compile: %s", venue.ErrorMessage(err))
 	}
 	return checkModuleType(op, meta, id)
+}
+
+// checkAdapterRuns refuses an uploaded module's operation whose adapter
+// this venue does not run: one whose content is typed application/wasm,
+// or whose adapter is a checked adapter's name in other case ("WASM").
+// Such an adapter is a misspelt "wasm": registered, the operation would
+// fail every call ("needs adapter ..., which this venue does not run")
+// and its module's upload would go unchecked. Other metadata may describe
+// another venue's operation and passes, as before.
+func (e *Engine) checkAdapterRuns(op *venue.Operation, meta []byte) error {
+	if e.execs[op.Adapter] != nil || len(e.checkers) == 0 {
+		return nil
+	}
+	var m struct {
+		Content struct {
+			ContentType string `json:"contentType"`
+		} `json:"content"`
+	}
+	_ = json.Unmarshal(meta, &m)
+	mt, _, _ := mime.ParseMediaType(m.Content.ContentType)
+	refuse := mt == "application/wasm"
+	families := make([]string, 0, len(e.checkers))
+	for family := range e.checkers {
+		families = append(families, family)
+		refuse = refuse || strings.EqualFold(op.Adapter, family)
+	}
+	if !refuse {
+		return nil
+	}
+	slices.Sort(families)
+	return venue.Errorf(venue.EINVALID, "Operation adapter %q is not one this venue runs: an uploaded WebAssembly module's adapter is %q (or \"%s:<name>\")", clipRef(op.Name), families[0], families[0])
+}
+
+// moduleOpFields are the members of an uploaded module's operation object.
+var moduleOpFields = []string{"adapter", "input", "output", "secretFields", "toolName"}
+
+// checkModuleFields refuses a member of an uploaded module's operation
+// object that the venue does not read ("inputs", "Output"): misspelt, it
+// would be ignored without a word, and the schema it holds never checked.
+func (e *Engine) checkModuleFields(op *venue.Operation, obj json.RawMessage) error {
+	if e.checkers[op.Adapter] == nil {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(obj, &fields) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		if !slices.Contains(moduleOpFields, name) {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names)
+	return venue.Errorf(venue.EINVALID, "operation.%s is not a member the venue reads (an uploaded module's operation has %s): a misspelt one would be ignored", clipRef(names[0]), strings.Join(moduleOpFields, ", "))
 }
 
 // checkModuleType refuses an uploaded operation whose content says it is

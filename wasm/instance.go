@@ -60,10 +60,23 @@ func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (
 	if key.mod.init {
 		if err := in.callGuest(ctx, mod.ExportedFunction(exportInit), nil); err != nil || in.broken {
 			in.close()
-			return nil, h.failure(ctx, err, in.stderr.String(), in.mem.Size())
+			return nil, initFailure(h.failure(ctx, err, in.stderr.String(), in.mem.Size()))
 		}
 	}
 	return in, nil
+}
+
+// initFailure says that a crash happened in _initialize, before the call
+// the job made: a C guest's trap there ("wasm error: unreachable", from a
+// constructor) reads as the operation's own otherwise, and every call of
+// the module fails alike. A deadline or a cancellation is left as it is.
+func initFailure(err error) error {
+	const prefix = "operation crashed: "
+	msg := venue.ErrorMessage(err)
+	if venue.ErrorCode(err) != venue.EINTERNAL || !strings.HasPrefix(msg, prefix) {
+		return err
+	}
+	return venue.Errorf(venue.EINTERNAL, "operation crashed in _initialize, which runs once before an instance's first call (a constructor or package initializer): %s", strings.TrimPrefix(msg, prefix))
 }
 
 // interrupter returns the function that stops mod's running call: it sets

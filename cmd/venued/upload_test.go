@@ -167,12 +167,64 @@ func TestWasm_UploadIsChecked(t *testing.T) {
 			}
 		}
 	})
+	// A misspelt adapter was registered (201) and failed every call, and
+	// the module uploaded under it went unchecked.
+	t.Run("a module's misspelt adapter is refused at registration", func(t *testing.T) {
+		for _, adapter := range []string{"wams", "WASM", "Wasm:upper"} {
+			r := c.do(t, "POST", "/api/v1/assets", strings.Replace(strings.Replace(meta, `"adapter": "wasm"`, `"adapter": "`+adapter+`"`, 1), "SHA256", strings.Repeat("cd", 32), 1))
+			if r.status != 400 || !strings.Contains(r.errorText(t), `Operation adapter "`+adapter+`" is not one this venue runs: an uploaded WebAssembly module's adapter is "wasm"`) {
+				t.Fatalf("%s: %d %s", adapter, r.status, r.body)
+			}
+		}
+		// Metadata of another adapter without a module still registers.
+		if r := c.do(t, "POST", "/api/v1/assets", `{"name": "elsewhere", "operation": {"adapter": "langchain:run", "input": {"type": "object"}}}`); r.status != 201 {
+			t.Fatalf("another venue's operation: %d %s", r.status, r.body)
+		}
+	})
+	// "inputs" for "input" left the operation without an input schema,
+	// silently: every input passed.
+	t.Run("a misspelt member of a module's operation is refused at registration", func(t *testing.T) {
+		typo := strings.Replace(strings.Replace(meta, `"input":`, `"inputs":`, 1), "SHA256", strings.Repeat("cd", 32), 1)
+		r := c.do(t, "POST", "/api/v1/assets", typo)
+		if r.status != 400 || !strings.Contains(r.errorText(t), "operation.inputs is not a member the venue reads (an uploaded module's operation has adapter, input, output, secretFields, toolName)") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
 	t.Run("an operation with a broken schema is refused at registration", func(t *testing.T) {
 		r := c.do(t, "POST", "/api/v1/assets", `{"operation": {"adapter": "wasm", "input": {"type": "nonsense"}}}`)
 		if r.status != 400 || !strings.Contains(r.errorText(t), "schema") {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
 	})
+}
+
+// TestWasm_InitializeCrashSaysSo: a module whose _initialize traps (a C
+// constructor) is taken at upload, which runs none of its code, and then
+// fails every call; the error says the trap was in _initialize, not in the
+// operation.
+func TestWasm_InitializeCrashSaysSo(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "inittrap.c")
+	os.WriteFile(src, []byte(`#include <stdint.h>
+__attribute__((export_name("venue_abi_1"))) void abi(void) {}
+static char buf[4096];
+__attribute__((constructor)) static void boom(void) { __builtin_trap(); }
+__attribute__((export_name("venue_alloc"))) char *venue_alloc(int n) { return buf; }
+__attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, char *in, int il) {
+	return ((uint64_t)(uintptr_t)"{}" << 32) | 2;
+}
+`), 0o644)
+	module := mustClang(t, src)
+	c := newClient(MustRunMain(t, ""))
+	id, up := registerModule(t, c, `{"name": "init trap", "operation": {"adapter": "wasm"}, "content": {"contentType": "application/wasm", "sha256": "SHA256"}}`, module)
+	if up.status != 200 {
+		t.Fatalf("upload: %d %s", up.status, up.body)
+	}
+	for range 2 {
+		r := c.do(t, "POST", "/api/v1/run", `{"operation": "a/`+strings.TrimPrefix(id, "0x")+`", "input": {}}`)
+		if r.status != 500 || !strings.Contains(r.errorText(t), "operation crashed in _initialize, which runs once before an instance's first call (a constructor or package initializer): wasm error: unreachable") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	}
 }
 
 // loopModule builds a C reactor whose venue_run loops forever.
