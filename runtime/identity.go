@@ -86,6 +86,9 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		} else if venue.ErrorCode(err) != venue.ENOTFOUND {
 			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
 		}
+		if err := refuseKeyless(ctx, st); err != nil {
+			return Identity{}, notes, err
+		}
 		fresh := make([]byte, ed25519.SeedSize)
 		rand.Read(fresh)
 		if seed, err = st.PutMetaIfAbsent(ctx, metaSeedKey, fresh); err != nil {
@@ -104,6 +107,38 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 // of the wrong size instead of making a new key that opens none of the
 // store's secrets and signs what the other nodes do not trust.
 var seedMovedOut = []byte("moved out of the store: start with the configured seed")
+
+// secretsHolder is the part of the store that tells whether it holds any
+// sealed secret.
+type secretsHolder interface {
+	AnySecrets(ctx context.Context) (bool, error)
+}
+
+// refuseKeyless refuses to make a new key for a store that keeps none but
+// holds sealed secrets: one an earlier version ran with a configured seed,
+// which it kept no trace of (neither the seed nor its public key). A new
+// key would open none of those secrets and, kept in the store, would bind
+// it to a key that is not theirs.
+func refuseKeyless(ctx context.Context, st MetaStore) error {
+	if _, err := st.Meta(ctx, metaSeedKey); err == nil {
+		return nil
+	} else if venue.ErrorCode(err) != venue.ENOTFOUND {
+		return fmt.Errorf("load venue key: %w", err)
+	}
+	h, ok := st.(secretsHolder)
+	if !ok {
+		return nil
+	}
+	held, err := h.AnySecrets(ctx)
+	if err != nil {
+		return fmt.Errorf("load venue key: %w", err)
+	}
+	if held {
+		return venue.Errorf(venue.EINVALID, "this store holds secrets but keeps no venue key: it was run with a configured seed, which an earlier version "+
+			"did not record: give the same seed (VENUE_SEED or \"seed\") again")
+	}
+	return nil
+}
 
 // moveSeedOut puts seedMovedOut in place of the kept seed. The public key
 // is stored already, so a start cut short between the two steps leaves a

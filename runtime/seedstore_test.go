@@ -157,3 +157,56 @@ func TestEngine_ConfiguredSeedStartCutShort(t *testing.T) {
 	}
 	st.Close()
 }
+
+// TestEngine_SeedConfiguredBeforeItWasRecorded: versions before the kept
+// copy and the public key recorded nothing of a configured seed, so a
+// store they ran with one holds sealed secrets and no key. Started without
+// the seed it must be refused, not given a new key (which opens none of
+// its secrets and, kept, binds the store to it); with the seed it starts.
+func TestEngine_SeedConfiguredBeforeItWasRecorded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "early.db")
+	seed := bytes.Repeat([]byte{0x7a}, 32)
+	start := func(seed []byte) (*runtime.Engine, *sql.Store, error) {
+		st := openFile(t, path)
+		e, err := runtime.New(context.Background(), runtime.Config{SingleNode: true, Seed: seed},
+			runtime.Deps{Store: st, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		return e, st, nil
+	}
+	e, st, err := start(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkAlice"})
+	if err := e.PutSecret(alice, "TOKEN", "tok-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	e.Close()
+	// As an early version left it: the secret, and nothing of the key.
+	if err := st.DeleteMeta(context.Background(), "venue.ed25519.public"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	if _, _, err := start(nil); venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), "give the same seed") {
+		t.Fatalf("started without the seed its secrets were sealed under: %v; want EINVALID asking for it", err)
+	}
+	st = openFile(t, path)
+	_, err = st.Meta(context.Background(), "venue.ed25519.seed")
+	st.Close()
+	if venue.ErrorCode(err) != venue.ENOTFOUND {
+		t.Fatalf("a refused start kept a key: %v", err)
+	}
+	e, st, err = start(seed)
+	if err != nil {
+		t.Fatalf("a start with the seed: %v", err)
+	}
+	if !e.Identity().Key.Equal(ed25519.NewKeyFromSeed(seed)) {
+		t.Fatal("wrong key")
+	}
+	e.Close()
+	st.Close()
+}

@@ -72,3 +72,12 @@ func (s *Store) DeleteSecret(ctx context.Context, owner, name string) error {
 	}
 	return nil
 }
+
+// AnySecrets reports whether the store holds any secret, of any owner.
+func (s *Store) AnySecrets(ctx context.Context) (bool, error) {
+	var n int
+	if err := s.r.GetContext(ctx, &n, "SELECT count(*) FROM (SELECT 1 FROM secrets LIMIT 1) AS one"); err != nil {
+		return false, wrap(err, "look for secrets")
+	}
+	return n > 0, nil
+}

@@ -679,3 +679,57 @@ func TestMCPBridge_VenueBridgeOfAnEarlierVersion(t *testing.T) {
 		t.Fatalf("removing it: %v", rec["error"])
 	}
 }
+
+// TestMCPBridge_UserRecordNotRecordedByTheVenue: a user's bridge record the
+// venue did not write as it stands (one added by a version that recorded no
+// proof, or one a module the user ran rewrote, since modules may write
+// w/mcp) is not vouched for by a refresh: the refresh sent the user's token
+// to the URL in the record and then attested it. A call through such a
+// record says to add the bridge again, and adding it again works.
+func TestMCPBridge_UserRecordNotRecordedByTheVenue(t *testing.T) {
+	url := vendorServer(t)
+	var leaked atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Authorization"), bridgeToken) {
+			leaked.Add(1)
+		}
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	t.Cleanup(elsewhere.Close)
+	m := MustRunMain(t, "", allowLoopback)
+	c, _ := asUser(t, m)
+	if r := c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`); r.status != 200 {
+		t.Fatalf("put secret: %d %s", r.status, r.body)
+	}
+	if rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "vendor", "url": url, "auth": "s/VENDOR"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("server/add: %v", rec["error"])
+	}
+	// Rewritten as a module the user runs may: the refresh must not follow it.
+	if rec := jobOf(t, c, "v/ops/core/write", map[string]any{"path": "w/mcp/vendor/url", "value": elsewhere.URL + "/mcp"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("write: %v", rec["error"])
+	}
+	if rec := jobOf(t, c, "v/ops/mcp/server/refresh", map[string]any{"name": "vendor"}); rec["status"] == "COMPLETE" || leaked.Load() != 0 {
+		t.Fatalf("a refresh of a record the venue did not write sent the token to its URL (%d times): %v", leaked.Load(), rec)
+	}
+	// As a version that recorded no proof left it: the call says what to do.
+	rec := jobOf(t, c, "v/ops/core/read", map[string]any{"path": "w/mcp/vendor"})
+	record, _ := rec["output"].(map[string]any)["value"].(map[string]any)
+	record["url"] = url
+	delete(record, "proof")
+	if rec := jobOf(t, c, "v/ops/core/write", map[string]any{"path": "w/mcp/vendor", "value": record}); rec["status"] != "COMPLETE" {
+		t.Fatalf("write: %v", rec["error"])
+	}
+	if rec := jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "old"}); rec["status"] == "COMPLETE" ||
+		!strings.Contains(fmt.Sprint(rec["error"]), "only a bridge you added with v/ops/mcp/server/add") {
+		t.Fatalf("a call through a record without proof: %v", rec)
+	}
+	if rec := jobOf(t, c, "v/ops/mcp/server/refresh", map[string]any{"name": "vendor"}); rec["status"] == "COMPLETE" {
+		t.Fatalf("a refresh vouched for a record without proof: %v", rec)
+	}
+	if rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "vendor", "url": url, "auth": "s/VENDOR"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("server/add again: %v", rec["error"])
+	}
+	if rec := jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "again"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("a call after adding the bridge again: %v", rec["error"])
+	}
+}

@@ -143,6 +143,14 @@ func (b *Bridge) refresh(ctx context.Context, input json.RawMessage, env *runtim
 		}
 		r.AddedBy = "" // a bridge of an earlier venue: it goes on with the venue's copy of the token
 	}
+	if p.scope == ScopeUser && r.Auth != "" && !proven(p.e, p.owner, ScopeUser, r) {
+		// Written by something other than server/add (a module the owner
+		// ran may write w/mcp), or by a venue that recorded no proof: the
+		// refresh would send the owner's secret wherever the record says
+		// and then vouch for it.
+		return nil, venue.Errorf(venue.EFORBIDDEN, "The bridge %q (w/mcp/%s) was not recorded by this venue as it stands (it was added by an earlier version, "+
+			"or changed since): add it again with v/ops/mcp/server/add, naming its url and auth, rather than send your secret %s to %s", r.Name, r.Name, clip(r.Auth), clip(r.URL))
+	}
 	bearer, err := b.bearer(ctx, env, p.scope, r.Auth, r.AddedBy, r.VenueSecret)
 	if err != nil {
 		return nil, err
