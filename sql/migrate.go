@@ -39,7 +39,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	cur, applied := 0, 0
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if s.d.postgres() {
 			if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock($1, 0)", migrateLock); err != nil {
 				return fmt.Errorf("lock schema: %w", err)
@@ -53,7 +54,6 @@ func (s *Store) migrate(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, create); err != nil {
 			return fmt.Errorf("create schema_version: %w", err)
 		}
-		var cur int
 		if err := tx.GetContext(ctx, &cur, "SELECT COALESCE(MAX(version), 0) FROM schema_version"); err != nil {
 			return fmt.Errorf("read schema version: %w", err)
 		}
@@ -65,10 +65,17 @@ func (s *Store) migrate(ctx context.Context) error {
 				if err := s.apply(ctx, tx, m); err != nil {
 					return err
 				}
+				applied = m.version
 			}
 		}
 		return nil
 	})
+	if err == nil && applied > 0 && cur > 0 {
+		// An upgrade: the operator sees it happen, and from which version
+		// (a new store's first schema is no news).
+		s.log.Info("store schema upgraded", "from", cur, "to", applied)
+	}
+	return err
 }
 
 // refuseForeign refuses a SQLite database that holds tables but no
