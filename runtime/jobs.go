@@ -18,6 +18,11 @@ func (e *Engine) Job(ctx context.Context, id venue.JobID) (*venue.Job, error) {
 		return nil, err
 	}
 	if err := e.authorizeOwn(ctx, c, venue.AbilityRead, venue.NSJobs); err != nil {
+		// A caller confined away from its own jobs (an agent) may still
+		// hold a grant on another owner's.
+		if other := e.grantedJob(ctx, id); other != nil && other.Caller != c.DID {
+			return other, nil
+		}
 		return nil, err
 	}
 	rec, _, err := e.lookup(ctx, c, id)
@@ -272,6 +277,14 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	// known by its DID, and must stay anonymous: resumed as its owner it
 	// could write where anonymous callers may only invoke.
 	c := venue.Caller{DID: rec.Caller, Anonymous: rec.Caller == e.publicDID}
+	if rc, ok := venue.CallerFrom(ctx); ok && rc.DID == rec.Caller {
+		// The record does not keep what confined the caller that started
+		// the job (a UCAN sent as the bearer, say): the job resumes with
+		// the authority of whoever resumed it, its owner by the same DID,
+		// as a job it invoked would, and never with more than that.
+		rc.Anonymous = rc.Anonymous || c.Anonymous
+		c = rc
+	}
 	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec, spawned: rec.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
 	j.messaged.Store(true) // messages may have come while no node held it

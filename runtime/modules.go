@@ -99,8 +99,13 @@ func (e *Engine) checkAdapterRuns(op *venue.Operation, meta []byte) error {
 	return venue.Errorf(venue.EINVALID, "Operation adapter %q is not one this venue runs: an uploaded WebAssembly module's adapter is %q (or \"%s:<name>\")", clipRef(op.Name), families[0], families[0])
 }
 
-// moduleOpFields are the members of an uploaded module's operation object.
-var moduleOpFields = []string{"adapter", "input", "output", "secretFields", "toolName"}
+// moduleOpFields are the members of an uploaded module's operation object
+// the venue reads; referenceOpFields those the reference venue defines,
+// which metadata copied from it may carry and which are taken unread.
+var (
+	moduleOpFields    = []string{"adapter", "input", "output", "secretFields", "toolName"}
+	referenceOpFields = []string{"secretKey", "info", "peer", "readOnly", "internal", "remoteToolName", "server"}
+)
 
 // checkModuleFields refuses a member of an uploaded module's operation
 // object that the venue does not read ("inputs", "Output"): misspelt, it
@@ -115,7 +120,7 @@ func (e *Engine) checkModuleFields(op *venue.Operation, obj json.RawMessage) err
 	}
 	names := make([]string, 0, len(fields))
 	for name := range fields {
-		if !slices.Contains(moduleOpFields, name) {
+		if !slices.Contains(moduleOpFields, name) && !slices.Contains(referenceOpFields, name) {
 			names = append(names, name)
 		}
 	}

@@ -160,14 +160,17 @@ func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error)
 }
 
 // ucanBearer is the caller a UCAN sent as the bearer makes: its issuer,
-// holding its grants and confined to them (and to invoking, so that the
-// grants can be used through operations). A UCAN is a delegation of what
-// it names: one granting read of w/notes, handed to someone as a share,
-// gave its holder the issuer's whole account when the issuer's own
-// namespace was open to it whatever att said. A token for the whole
-// account names it: {"with": "<did>", "can": "*"}.
+// holding its grants and confined to them, and to invoking and reading
+// jobs, so that the grants can be used through operations and the jobs
+// followed (the record keeps no mark of who of the issuer's callers began
+// a job, so the holder reads the issuer's other job records too). A UCAN
+// is a delegation of what it names: one granting read of w/notes, handed
+// to someone as a share, gave its holder the issuer's whole account when
+// the issuer's own namespace was open to it whatever att said. A token
+// for the whole account names it: {"with": "<did>", "can": "*"}.
 func ucanBearer(u *ucan.Token) venue.Caller {
-	bound := append(slices.Clone(u.Grants), venue.Capability{With: u.Issuer + "/" + venue.NSJobs, Can: venue.AbilityInvoke})
+	jobs := u.Issuer + "/" + venue.NSJobs
+	bound := append(slices.Clone(u.Grants), venue.Capability{With: jobs, Can: venue.AbilityInvoke}, venue.Capability{With: jobs, Can: venue.AbilityRead})
 	return venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...).Bounded(bound)
 }
 

@@ -223,6 +223,17 @@ func TestIsolation_UCANGrants(t *testing.T) {
 			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
 			return c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/core/write", "input": {"path": "w/x", "value": 1}}`, "Authorization", "Bearer "+asBearer)
 		}, 403, "Capability denied"},
+		{"a UCAN as the bearer follows the jobs it invokes", newClient(m), func(c *client) reply {
+			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
+			var j struct{ ID string }
+			c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"said": "followed"}}`, "Authorization", "Bearer "+asBearer).json(t, &j)
+			return c.do(t, "GET", "/api/v1/jobs/"+j.ID, nil, "Authorization", "Bearer "+asBearer)
+		}, 200, "followed"},
+		{"a UCAN as the bearer gives no agent a provider key it does not grant", newClient(m), func(c *client) reply {
+			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/g", Can: "*"})
+			return c.do(t, "POST", "/api/v1/run", `{"operation": "v/ops/agent/create", "input": {"agentId": "spender",
+				"config": {"apiKeySecret": "s/BANK", "baseUrl": "https://elsewhere.example/v1"}}}`, "Authorization", "Bearer "+asBearer)
+		}, 403, "An agent cannot be given a provider key its creator may not use: s/BANK"},
 		{"a UCAN as the bearer lists no secrets it does not grant", newClient(m), func(c *client) reply {
 			asBearer := bobU.grant(t, m.engine.Identity().DID, venue.Capability{With: bobU.DID + "/w", Can: venue.AbilityRead})
 			return c.do(t, "GET", "/api/v1/secrets", nil, "Authorization", "Bearer "+asBearer)

@@ -192,6 +192,31 @@ func capsView(caps []grant, now int64) []map[string]any {
 	return out
 }
 
+// checkKeyHeld refuses a config whose model call would use a provider key
+// its creator may not read: an agent's bound grants use of that key
+// whatever its caps say, so a creator confined away from a secret (an
+// agent making agents, a UCAN held as the bearer) could otherwise name it
+// as apiKeySecret, with a baseUrl of its own, and have the venue send it
+// there. An unconfined creator holds its own secrets; a transition that
+// calls no model (one naming an operation, no provider or key) is left be.
+func checkKeyHeld(ctx context.Context, eng *runtime.Engine, owner string, cfg map[string]any) error {
+	c, _ := venue.CallerFrom(ctx)
+	if c.Bound() == nil {
+		return nil
+	}
+	_, names := cfg["apiKeySecret"].(string)
+	_, picks := cfg["provider"].(string)
+	if opOf(cfg) != DefaultTransition && !names && !picks {
+		return nil
+	}
+	for _, k := range keySecrets(cfg) {
+		if err := eng.Authorize(ctx, owner+"/"+venue.NSSecrets+"/"+k, venue.AbilityRead); err != nil {
+			return venue.Errorf(venue.ErrorCode(err), "An agent cannot be given a provider key its creator may not use: s/%s: %s", k, venue.ErrorMessage(err))
+		}
+	}
+	return nil
+}
+
 // keySecrets are the secrets an LLM transition uses for its provider key:
 // apiKeySecret, else the provider's default name. The agent may use them
 // whatever its caps say, as its config chose them.

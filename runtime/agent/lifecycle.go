@@ -45,6 +45,9 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
 	cfg, err := resolveConfig(octx, eng, p.Config)
+	if err == nil {
+		err = checkKeyHeld(octx, eng, env.Caller().DID, cfg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -144,6 +147,9 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 			r.Caps = caps
 		}
 		maps.Copy(r.Config, p.Config)
+		if err := checkKeyHeld(env.Context(ctx), env.Engine(), env.Caller().DID, r.Config); err != nil {
+			return nil, err
+		}
 		if len(p.State) > 0 {
 			r.State = p.State
 		}
@@ -201,6 +207,9 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		maps.Copy(cfg, over)
 	}
 	if cfg, err = withDefaults(cfg); err != nil {
+		return nil, err
+	}
+	if err := checkKeyHeld(octx, eng, env.Caller().DID, cfg); err != nil {
 		return nil, err
 	}
 	// The fork holds the source's caps, which its creator must hold too.
