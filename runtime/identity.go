@@ -134,8 +134,11 @@ func refuseKeyless(ctx context.Context, st MetaStore) error {
 		return fmt.Errorf("load venue key: %w", err)
 	}
 	if held {
+		if _, err := st.Meta(ctx, metaSeedKey); err == nil {
+			return nil // another node stored a key meanwhile, and sealed under it
+		}
 		return venue.Errorf(venue.EINVALID, "this store holds secrets but keeps no venue key: it was run with a configured seed, which an earlier version "+
-			"did not record: give the same seed (VENUE_SEED or \"seed\") again")
+			"did not record: give the same seed (VENUE_SEED or \"seed\") again (or, if it is lost, delete the store's secrets, which nothing can open)")
 	}
 	return nil
 }

@@ -201,17 +201,25 @@ func (v *Verifier) keyOf(t *jwt.Token) (any, error) {
 	return key, nil
 }
 
-// kidMatches reports whether the kid of t, if it has one, names key, the
-// issuer's key its signature verified with. A kid naming another key is a
-// token that says two things (a self-issued token whose kid is not its
-// iss is refused at the door likewise).
+// kidMatches reports whether the kid of t, if it has one, could name key,
+// the issuer's key its signature verified with. A kid naming another key
+// (a did:key, a multikey, or another DID's verification method) is a
+// token that says two things, and is refused, as a self-issued token whose
+// kid is not its iss is at the door; a kid in a form that names no key
+// here (a JWK thumbprint, say) is left to the signature, which verified.
 func kidMatches(t *jwt.Token, iss string, key ed25519.PublicKey) bool {
 	kid, ok := t.Header["kid"].(string)
 	if !ok || kid == "" {
 		return true
 	}
-	mk := venue.Multikey(key)
-	return kid == mk || kid == "did:key:"+mk || kid == iss || kid == "did:key:"+mk+"#"+mk || kid == iss+"#"+mk
+	base, _, _ := strings.Cut(kid, "#")
+	if base == iss {
+		return true
+	}
+	if k, err := venue.ParseDIDKey("did:key:" + strings.TrimPrefix(base, "did:key:")); err == nil {
+		return k.Equal(key)
+	}
+	return !strings.HasPrefix(base, "did:")
 }
 
 // claimNames are the UCAN claims the venue reads, and grantNames the
@@ -256,11 +264,34 @@ func checkPayload(token string) error {
 		var nb struct {
 			Nb json.RawMessage `json:"nb"`
 		}
-		if json.Unmarshal(g, &nb) == nil && len(nb.Nb) > 0 && string(nb.Nb) != "null" && string(nb.Nb) != "{}" {
+		if json.Unmarshal(g, &nb) == nil && !noCaveats(nb.Nb) {
 			return venue.Errorf(venue.EINVALID, "UCAN att[%d] has caveats (nb), which this venue does not enforce: it would grant more than the caveats allow; issue the grant without nb, narrowed by its with and can", i)
 		}
 	}
 	return nil
+}
+
+// noCaveats reports whether nb, a grant's caveats, restricts nothing:
+// absent, null, {}, [] or [{}] (UCAN 0.10 writes "no caveats" as [{}]).
+func noCaveats(nb json.RawMessage) bool {
+	var v any
+	if len(nb) == 0 || json.Unmarshal(nb, &v) != nil {
+		return len(nb) == 0
+	}
+	switch v := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		for _, e := range v {
+			if m, ok := e.(map[string]any); !ok || len(m) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func checkClaims(c *Claims) error {
