@@ -121,6 +121,11 @@ func badInitialize(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 	if msg == nil || !validID(msg["id"]) || methodOf(msg) != "initialize" {
 		return false
 	}
+	if n := len(msg["params"]); n > maxInitializeParams {
+		writeRPC(w, http.StatusRequestEntityTooLarge, msg["id"], jsonrpc.CodeInvalidParams, fmt.Sprintf(
+			"Invalid params: initialize's params are %d bytes, over the venue's limit of %d: send only the capabilities and client info the session needs", n, maxInitializeParams))
+		return true
+	}
 	problem := initializeProblem(msg["params"])
 	if problem == "" {
 		return false
@@ -129,6 +134,14 @@ func badInitialize(w http.ResponseWriter, msg map[string]json.RawMessage) bool {
 		`; initialize takes {"protocolVersion": "2025-06-18", "capabilities": {...}, "clientInfo": {"name": "...", "version": "..."}}`)
 	return true
 }
+
+// maxInitializeParams bounds initialize's params. The SDK keeps them, as
+// decoded, for the life of the session (capabilities.experimental and
+// clientInfo are free-form): an audit's 20 initializes of 10 MB each,
+// without a token, held 1.6 GB of live heap (some 77 MB a session, past
+// 5 GB of resident memory), and one caller may keep 256 sessions for the
+// idle timeout. Real clients send a few hundred bytes.
+const maxInitializeParams = 64 << 10
 
 // initializeParams is what the SDK decodes initialize's params into (its
 // unexported initializeParamsV2, which reads capabilities.roots apart).

@@ -70,33 +70,50 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 	r.byID[id] = s
 	r.perDID[did]++
 	s.timer = time.AfterFunc(r.timeout, func() { r.reap(s) })
+	// An evicted session leaves the table here, not when the SDK has
+	// closed it: until then the next initialize would pick the same one
+	// again, and callers opening sessions at once (each under its own
+	// bound, since a did:key costs nothing) took the table far past
+	// maxSessions.
 	var evict []*session
 	if r.perDID[did] > maxSessionsPerCaller {
-		evict = append(evict, r.idlest(s, did))
-	}
-	if len(r.byID) > maxSessions {
-		if old := r.idlest(s, ""); len(evict) == 0 || old != evict[0] {
+		if old := r.idlest(s, did); old != nil {
+			r.forget(old)
 			evict = append(evict, old)
 		}
 	}
+	for len(r.byID) > maxSessions {
+		old := r.idlest(s, "")
+		if old == nil {
+			break
+		}
+		r.forget(old)
+		evict = append(evict, old)
+	}
 	r.mu.Unlock()
 	for _, old := range evict {
-		if old != nil {
-			old.ss.Close()
-		}
+		old.ss.Close()
 	}
 	go func() {
 		ss.Wait()
 		s.timer.Stop()
 		r.mu.Lock()
-		if r.byID[id] == s {
-			delete(r.byID, id)
-			if r.perDID[did]--; r.perDID[did] <= 0 {
-				delete(r.perDID, did)
-			}
-		}
+		r.forget(s)
 		r.mu.Unlock()
 	}()
+}
+
+// forget takes s out of the table, if it is still there. Call with r.mu
+// held.
+func (r *sessions) forget(s *session) {
+	id := s.ss.ID()
+	if r.byID[id] != s {
+		return
+	}
+	delete(r.byID, id)
+	if r.perDID[s.did]--; r.perDID[s.did] <= 0 {
+		delete(r.perDID, s.did)
+	}
 }
 
 // idlest returns the least recently used session with no request under
