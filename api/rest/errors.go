@@ -22,6 +22,20 @@ type ErrorBody struct {
 func (e *ErrorBody) Error() string  { return e.Message }
 func (e *ErrorBody) GetStatus() int { return e.status }
 
+// GetHeaders gives a refusal for want of room a Retry-After (Huma writes
+// it): 429 when the caller holds its share of unfinished jobs, 503 when
+// the venue holds its limit, is stopping or cannot reach its store.
+func (e *ErrorBody) GetHeaders() http.Header {
+	if busy(e.status) {
+		return http.Header{"Retry-After": {"1"}}
+	}
+	return nil
+}
+
+func busy(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable
+}
+
 // statusOf is the one mapping from the venue's error codes to HTTP statuses.
 func statusOf(code string) int {
 	switch code {
@@ -58,6 +72,9 @@ func writeError(w http.ResponseWriter, err error) {
 }
 
 func writeJSONError(w http.ResponseWriter, status int, msg string) {
+	if busy(status) && w.Header().Get("Retry-After") == "" {
+		w.Header().Set("Retry-After", "1")
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	// As Huma writes its errors: a message quoting '<' shows it so on every

@@ -53,6 +53,7 @@ func (s *Server) registerInvoke() {
 		"503": "The job record could not be stored, the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes), or it stopped before the job ended",
 		"504": "The job did not end within the wait; it goes on, and the message names it"})
 	retryLater(op.Responses["503"])
+	retryLater(op.Responses["429"])
 	huma.Register(s.api, op, s.run)
 	delete(op.RequestBody.Content, "application/octet-stream") // Huma's for a RawBody; the body is JSON
 }

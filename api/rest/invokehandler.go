@@ -39,7 +39,7 @@ func (s *Server) registerInvokeHandler() {
 			"401": errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not invoke here"),
 			"403": errorResponse(s.api, "A well-formed UCAN in ucans failed verification (signature, time, audience or chain), or the caller lacks a capability"),
 			"413": errorResponse(s.api, "The body is larger than the venue allows"),
-			"429": errorResponse(s.api, "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them"),
+			"429": retryLater(errorResponse(s.api, "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them")),
 			"503": retryLater(errorResponse(s.api, "The job record could not be stored, or the venue holds its limit of unfinished jobs (maxJobs) or of request bodies (maxBodiesBytes)")),
 			// Any other error the venue answers before or around the
 			// handler (a compressed body, 415; a panic, 500), as every

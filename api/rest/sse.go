@@ -44,12 +44,12 @@ func (s *Server) registerSSE() {
 var reflectErrorType = reflect.TypeFor[ErrorBody]()
 
 // retryLater documents the Retry-After header a refusal for want of room
-// (the budget of request bodies) carries.
+// (429, 503) carries.
 func retryLater(r *huma.Response) *huma.Response {
 	if r.Headers == nil {
 		r.Headers = map[string]*huma.Param{}
 	}
-	r.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before trying again, when the venue's budget of request bodies was spent",
+	r.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before trying again",
 		Schema: &huma.Schema{Type: "integer"}}
 	return r
 }

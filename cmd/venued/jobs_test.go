@@ -136,8 +136,8 @@ func TestREST_HeldJobsBound(t *testing.T) {
 	}
 	for _, path := range []string{"/api/v1/invoke", "/api/v1/run"} {
 		r := c.do(t, "POST", path, never)
-		if r.status != 429 || !strings.Contains(r.errorText(t), "Too many unfinished jobs: you hold 1 on this venue") {
-			t.Fatalf("%s past the caller's bound: %d %s, want 429", path, r.status, r.body)
+		if r.status != 429 || !strings.Contains(r.errorText(t), "Too many unfinished jobs: you hold 1 on this venue") || r.header.Get("Retry-After") == "" {
+			t.Fatalf("%s past the caller's bound: %d %s (Retry-After %q), want 429 with Retry-After", path, r.status, r.body, r.header.Get("Retry-After"))
 		}
 	}
 	var ids []string
