@@ -99,15 +99,25 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 			// The venue is shutting down, and has recorded how its jobs
 			// ended: the engine ends the stream after those ends, which go
 			// out; then clients poll or reconnect.
-			w.Write(drainEvents(buf[:0], events, time.After(closingDrain)))
+			buf = drainEvents(buf[:0], events, time.After(closingDrain))
+			rc.SetWriteDeadline(time.Now().Add(closingDrain))
+			w.Write(buf)
 			rc.Flush()
 			return
 		}
+		// A client that stops reading would hold its stream, and what is
+		// queued for it, for as long as it stays connected (an audit's
+		// 200 that never read held 8 GB of records): each event must go
+		// out within sseWriteTimeout.
+		rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
 		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
 			return
 		}
 	}
 }
+
+// sseWriteTimeout bounds how long one event may take to reach a client.
+const sseWriteTimeout = 30 * time.Second
 
 // closingDrain bounds how long a stream waits, as the venue shuts down, for
 // the engine to end it; an engine that closed ends it at once.
