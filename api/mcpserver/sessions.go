@@ -83,7 +83,13 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 		}
 	}
 	for len(r.byID) > maxSessions {
-		old := r.idlest(s, "")
+		// The idlest session of the caller holding the most: minting
+		// identities costs nothing, and evicting anyone's idlest closed
+		// the one session of a user who paused for a few seconds.
+		old := r.idlest(s, r.largest())
+		if old == nil {
+			old = r.idlest(s, "")
+		}
 		if old == nil {
 			break
 		}
@@ -130,6 +136,18 @@ func (r *sessions) idlest(keep *session, did string) *session {
 		}
 	}
 	return old
+}
+
+// largest returns the caller holding the most sessions. Call with r.mu
+// held.
+func (r *sessions) largest() string {
+	did, most := "", 0
+	for d, n := range r.perDID {
+		if n > most {
+			did, most = d, n
+		}
+	}
+	return did
 }
 
 // get returns the live session id, nil if there is none.

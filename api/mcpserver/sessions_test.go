@@ -64,6 +64,35 @@ func TestSessions_BoundHoldsAcrossCallers(t *testing.T) {
 	}
 }
 
+// TestSessions_EvictionSparesTheFew: past maxSessions the session closed
+// is the idlest of the caller holding the most, so that identities minted
+// by the thousand do not close the one idle session of someone else.
+func TestSessions_EvictionSparesTheFew(t *testing.T) {
+	s := New(noEngine{}, Options{})
+	open := func(who string) string {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		r = r.WithContext(venue.WithCaller(r.Context(), venue.Caller{DID: "did:key:z" + who}))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w.Header().Get("Mcp-Session-Id")
+	}
+	victim := open("victim")
+	for i := range maxSessions + 64 {
+		open(fmt.Sprint("minted", i%(maxSessions/maxSessionsPerCaller+4)))
+	}
+	if s.sessions.get(victim) == nil {
+		t.Fatal("the one idle session of a caller was closed to make room for callers holding hundreds")
+	}
+	s.sessions.mu.Lock()
+	n := len(s.sessions.byID)
+	s.sessions.mu.Unlock()
+	if n > maxSessions {
+		t.Fatalf("%d sessions, over the bound of %d", n, maxSessions)
+	}
+}
+
 // TestBadInitialize_Large: initialize's params are kept by the SDK for the
 // life of the session, so params past maxInitializeParams are refused with
 // 413 before the SDK decodes them, and no session is opened.
