@@ -170,11 +170,7 @@ func (env *Env) mayChangeOps(path string) error {
 	if !env.e.runsUploadedCode(env.j) {
 		return nil
 	}
-	rel := strings.TrimPrefix(path, "/")
-	if strings.HasPrefix(rel, "did:") {
-		_, rel, _ = strings.Cut(rel, "/")
-	}
-	p, err := venue.ParsePath(rel)
+	_, p, err := ownedPath(path) // read as the engine reads it, whoever's it is
 	if err != nil {
 		return nil // the engine refuses it in its own words
 	}

@@ -228,20 +228,36 @@ func (e *Engine) sliceJobs(ctx context.Context, c venue.Caller, res *SliceResult
 	}
 	res.Exists, res.Type, res.Count = true, "Map", total
 	page := e.pageBudget(venue.NSJobs, res.Offset, maxSize)
+	err = e.eachRecord(ctx, rows, func(id string, rec []byte) error {
+		if err := page.take(id, len(rec)); err != nil {
+			return err
+		}
+		res.Values = append(res.Values, entry(id, rec))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// eachRecord calls fn with the stored record of each job of rows (listed
+// without their records), fetched one at a time since a record may be
+// megabytes; a job deleted meanwhile is skipped.
+func (e *Engine) eachRecord(ctx context.Context, rows []JobRow, fn func(id string, rec []byte) error) error {
 	for _, r := range rows {
 		row, err := e.store.Job(ctx, r.ID)
 		switch {
 		case venue.ErrorCode(err) == venue.ENOTFOUND:
-			continue // deleted meanwhile
+			continue
 		case err != nil:
-			return nil, err
+			return err
 		}
-		if err := page.take(r.ID.String(), len(row.Record)); err != nil {
-			return nil, err
+		if err := fn(r.ID.String(), row.Record); err != nil {
+			return err
 		}
-		res.Values = append(res.Values, entry(r.ID.String(), row.Record))
 	}
-	return res, nil
+	return nil
 }
 
 // sliceAssets pages the venue's assets straight from the store, as

@@ -79,13 +79,8 @@ func (e *Engine) checkAdapterRuns(op *venue.Operation, meta []byte) error {
 	if e.execs[op.Adapter] != nil || len(e.checkers) == 0 {
 		return nil
 	}
-	var m struct {
-		Content struct {
-			ContentType string `json:"contentType"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(meta, &m)
-	mt, _, _ := mime.ParseMediaType(m.Content.ContentType)
+	ct, _ := contentTypeOf(meta)
+	mt, _, _ := mime.ParseMediaType(ct)
 	refuse := mt == "application/wasm"
 	families := make([]string, 0, len(e.checkers))
 	for family := range e.checkers {
@@ -137,12 +132,8 @@ func (e *Engine) checkModuleFields(op *venue.Operation, obj json.RawMessage) err
 // it for what it says. No content type at all is taken as the module's.
 // One that names no module at all could never run, and is refused too.
 func checkModuleType(op *venue.Operation, meta []byte, id venue.AssetID) error {
-	var m struct {
-		Content struct {
-			ContentType string `json:"contentType"`
-		} `json:"content"`
-	}
-	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || json.Unmarshal(meta, &m) != nil {
+	ct, ok := contentTypeOf(meta)
+	if family, _, _ := strings.Cut(op.Adapter, ":"); family != "wasm" || !ok {
 		return nil
 	}
 	if _, err := contentOf(meta, id); errors.Is(err, errNoContent) {
@@ -150,13 +141,25 @@ func checkModuleType(op *venue.Operation, meta []byte, id venue.AssetID) error {
 	} else if err != nil {
 		return err
 	}
-	if m.Content.ContentType == "" {
+	if ct == "" {
 		return nil
 	}
-	if mt, _, err := mime.ParseMediaType(m.Content.ContentType); err != nil || mt != "application/wasm" {
-		return venue.Errorf(venue.EINVALID, "Operation of adapter %s runs a WebAssembly module: its content.contentType must be application/wasm, not %q", op.Adapter, m.Content.ContentType)
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/wasm" {
+		return venue.Errorf(venue.EINVALID, "Operation of adapter %s runs a WebAssembly module: its content.contentType must be application/wasm, not %q", op.Adapter, ct)
 	}
 	return nil
+}
+
+// contentTypeOf reads content.contentType of asset metadata ("" for none);
+// false if the metadata does not decode so.
+func contentTypeOf(meta []byte) (string, bool) {
+	var m struct {
+		Content struct {
+			ContentType string `json:"contentType"`
+		} `json:"content"`
+	}
+	err := json.Unmarshal(meta, &m)
+	return m.Content.ContentType, err == nil
 }
 
 // checkStoredModule vets the module of an operation registered over

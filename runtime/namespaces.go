@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -79,15 +80,12 @@ func (e *Engine) jobsValue(ctx context.Context, c venue.Caller, segs []string, b
 			return nil, false, err
 		}
 		m := boundedMap{budget: budget}
-		for _, r := range rows {
-			row, err := e.store.Job(ctx, r.ID)
-			switch {
-			case venue.ErrorCode(err) == venue.ENOTFOUND:
-				continue // deleted meanwhile
-			case err != nil:
-				return nil, false, err
-			}
-			m.add(r.ID.String(), row.Record)
+		err = e.eachRecord(ctx, rows, func(id string, rec []byte) error {
+			m.add(id, rec)
+			return nil
+		})
+		if err != nil {
+			return nil, false, err
 		}
 		return m.value()
 	}
@@ -113,7 +111,11 @@ func (e *Engine) secretsValue(ctx context.Context, c venue.Caller, segs []string
 		if err != nil {
 			return nil, false, err
 		}
-		return rowsMap(len(times), func(i int) (string, json.RawMessage) { return times[i].Name, secretShown(times[i].Updated) }), true, nil
+		m := boundedMap{budget: math.MaxInt} // a thousand names at most (venue.MaxSecrets)
+		for _, t := range times {
+			m.add(t.Name, secretShown(t.Updated))
+		}
+		return m.value()
 	}
 	_, updated, err := e.store.Secret(ctx, c.DID, segs[0])
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
@@ -209,18 +211,4 @@ func (m *boundedMap) value() (json.RawMessage, bool, error) {
 		return json.RawMessage("{}"), true, nil
 	}
 	return append(m.buf, '}'), true, nil
-}
-
-// rowsMap builds a JSON object from n keyed entries, in the order given.
-func rowsMap(n int, at func(int) (string, json.RawMessage)) json.RawMessage {
-	b := []byte{'{'}
-	for i := range n {
-		k, v := at(i)
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = venue.AppendString(b, k)
-		b = append(append(b, ':'), v...)
-	}
-	return append(b, '}')
 }

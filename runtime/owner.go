@@ -21,23 +21,12 @@ func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller,
 	if err != nil {
 		return c, venue.Path{}, err
 	}
-	owner, rel := c.DID, path
-	if strings.HasPrefix(path, "did:") {
-		owner, rel, _ = strings.Cut(path, "/")
-		if len(owner) > venue.MaxPathLen {
-			// Bounded as the path after it is: a DID of megabytes would
-			// be quoted into every error about it.
-			return c, venue.Path{}, venue.Errorf(venue.EINVALID, "The DID a path begins with is too long: %d bytes, the limit is %d", len(owner), venue.MaxPathLen)
-		}
-		if !venue.ValidDID(owner) {
-			// No grant could ever name it: a capability error would only
-			// send the caller looking for one.
-			return c, venue.Path{}, venue.Errorf(venue.EINVALID, "Path %q begins with %q, which is not a DID: write did:<method>:<id>/<namespace>/..., e.g. did:key:z6Mk.../w/notes", clipRef(path), clipRef(owner))
-		}
-	}
-	p, err := venue.ParsePath(rel)
+	owner, p, err := ownedPath(path)
 	if err != nil {
 		return c, p, err
+	}
+	if owner == "" {
+		owner = c.DID
 	}
 	if ns := p.Namespace(); can == venue.AbilityRead && (ns == venue.NSVenue || ns == venue.NSAssets) {
 		return c, p, nil // shared by the venue: readable by all
@@ -49,4 +38,26 @@ func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller,
 		return c, p, err
 	}
 	return venue.Caller{DID: owner}, p, nil
+}
+
+// ownedPath reads a path as callerFor does: the DID it begins with ("" for
+// none: the caller's own namespace) and the path in that namespace.
+// Returns EINVALID for a malformed path or DID.
+func ownedPath(path string) (string, venue.Path, error) {
+	owner, rel := "", path
+	if strings.HasPrefix(path, "did:") {
+		owner, rel, _ = strings.Cut(path, "/")
+		if len(owner) > venue.MaxPathLen {
+			// Bounded as the path after it is: a DID of megabytes would
+			// be quoted into every error about it.
+			return "", venue.Path{}, venue.Errorf(venue.EINVALID, "The DID a path begins with is too long: %d bytes, the limit is %d", len(owner), venue.MaxPathLen)
+		}
+		if !venue.ValidDID(owner) {
+			// No grant could ever name it: a capability error would only
+			// send the caller looking for one.
+			return "", venue.Path{}, venue.Errorf(venue.EINVALID, "Path %q begins with %q, which is not a DID: write did:<method>:<id>/<namespace>/..., e.g. did:key:z6Mk.../w/notes", clipRef(path), clipRef(owner))
+		}
+	}
+	p, err := venue.ParsePath(rel)
+	return owner, p, err
 }

@@ -26,9 +26,10 @@ type sessions struct {
 // How many sessions are kept: each holds about 38 KB in the SDK and lives
 // for the idle timeout, and an audit's loop of 60,000 initialize requests
 // took the venue to 2.2 GB. Past a bound, the least recently used idle
-// session (of the caller, then of anyone) is closed: its client gets the
-// spec's 404 and initializes again, where a refusal would lock everyone
-// out for the timeout behind whoever filled the table.
+// session (of the caller; past the total, of the caller holding the most)
+// is closed: its client gets the spec's 404 and initializes again, where
+// a refusal would lock everyone out for the timeout behind whoever filled
+// the table.
 const (
 	maxSessions          = 4096
 	maxSessionsPerCaller = 256

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -192,4 +193,22 @@ func describeDetail(d *huma.ErrorDetail) string {
 		return msg
 	}
 	return d.Location + ": " + msg
+}
+
+var reflectErrorType = reflect.TypeFor[ErrorBody]()
+
+// retryLater documents the Retry-After header a refusal for want of room
+// (429, 503) carries.
+func retryLater(r *huma.Response) *huma.Response {
+	if r.Headers == nil {
+		r.Headers = map[string]*huma.Param{}
+	}
+	r.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before trying again",
+		Schema: &huma.Schema{Type: "integer"}}
+	return r
+}
+
+func errorResponse(api huma.API, desc string) *huma.Response {
+	schema := api.OpenAPI().Components.Schemas.Schema(reflectErrorType, true, "Error")
+	return &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}
 }

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"net/http"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,24 +38,6 @@ func (s *Server) registerSSE() {
 			"default": errorResponse(s.api, "Any other error"),
 		},
 	})
-}
-
-var reflectErrorType = reflect.TypeFor[ErrorBody]()
-
-// retryLater documents the Retry-After header a refusal for want of room
-// (429, 503) carries.
-func retryLater(r *huma.Response) *huma.Response {
-	if r.Headers == nil {
-		r.Headers = map[string]*huma.Param{}
-	}
-	r.Headers["Retry-After"] = &huma.Param{Description: "Seconds to wait before trying again",
-		Schema: &huma.Schema{Type: "integer"}}
-	return r
-}
-
-func errorResponse(api huma.API, desc string) *huma.Response {
-	schema := api.OpenAPI().Components.Schemas.Schema(reflectErrorType, true, "Error")
-	return &huma.Response{Description: desc, Content: map[string]*huma.MediaType{"application/json": {Schema: schema}}}
 }
 
 func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {

@@ -567,7 +567,7 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 		return nil, err
 	}
 	if rec.Status == Suspended {
-		return nil, venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s", p.AgentID)
+		return nil, suspendedRefusal(p.AgentID)
 	}
 	res := map[string]any{"agentId": p.AgentID}
 	if p.SessionID != "" {
@@ -604,11 +604,16 @@ func (a *Agents) cannotStart(ctx context.Context, eng *runtime.Engine, id string
 	case err != nil:
 		return err
 	case rec.Status == Suspended:
-		return venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s", id)
+		return suspendedRefusal(id)
 	case rec.Status == Running && !a.cfg.SingleNode:
 		return venue.Errorf(venue.ECONFLICT, "Cannot start agent: %s is running on another node of this venue; trigger it again once it is SLEEPING", id)
 	}
 	return venue.Errorf(venue.ECONFLICT, "Cannot start agent %s: it is %s", id, rec.Status)
+}
+
+// suspendedRefusal refuses a forced cycle of suspended agent id.
+func suspendedRefusal(id string) error {
+	return venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s", id)
 }
 
 // awaitRun waits for the run to end (up to wait) and adds its last result.

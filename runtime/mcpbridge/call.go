@@ -85,13 +85,8 @@ func (b *Bridge) call(ctx context.Context, op *venue.Operation, input json.RawMe
 func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridge, url, auth string) error {
 	owner := env.Caller().DID
 	p := &place{scope: ScopeUser, ctx: venue.WithCaller(ctx, venue.Caller{DID: owner}), owner: owner, e: env.Engine()}
-	if bridge != "" {
-		r, err := p.load(bridge)
-		if err == nil && r.URL == url && r.Auth == auth && proven(p.e, owner, ScopeUser, r) {
-			return nil
-		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
-			return err
-		}
+	if ok, err := p.recorded(bridge, record{URL: url, Auth: auth}); ok || err != nil {
+		return err
 	}
 	return venue.Errorf(venue.EFORBIDDEN, "Operation %s would send your secret %s to %s, but no MCP bridge of yours (w/mcp/%s) "+
 		"goes there with that secret: only a bridge you added with v/ops/mcp/server/add may use your secrets", op.Path, clip(auth), clip(url), clip(bridge))
@@ -106,13 +101,8 @@ func ownBridge(ctx context.Context, env *runtime.Env, op *venue.Operation, bridg
 func delegated(ctx context.Context, env *runtime.Env, op *venue.Operation, bridge, url, auth, addedBy string) error {
 	e := env.Engine()
 	p := &place{scope: ScopeVenue, ctx: env.AsVenue(ctx), owner: e.Identity().DID, e: e}
-	if bridge != "" {
-		r, err := p.load(bridge)
-		if err == nil && r.URL == url && r.Auth == auth && r.AddedBy == addedBy && proven(e, p.owner, ScopeVenue, r) {
-			return nil
-		} else if c := venue.ErrorCode(err); err != nil && c != venue.ENOTFOUND && c != venue.EINVALID {
-			return err
-		}
+	if ok, err := p.recorded(bridge, record{URL: url, Auth: auth, AddedBy: addedBy}); ok || err != nil {
+		return err
 	}
 	return venue.Errorf(venue.EFORBIDDEN, "Operation %s would send a secret of %s to %s, but no venue MCP bridge (w/mcp/%s of the venue) that the venue recorded "+
 		"goes there with that secret: an admin must add the bridge again with v/ops/mcp/server/add", op.Path, clip(addedBy), clip(url), clip(bridge))

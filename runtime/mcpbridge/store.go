@@ -71,6 +71,25 @@ func proven(e *runtime.Engine, owner, scope string, r *record) bool {
 	return e.Attested(owner, purposeOf(scope), r.proofData(scope), r.Proof)
 }
 
+// recorded reports whether the venue recorded bridge in p as want says:
+// to the same server with the same secret (for scope venue, added by the
+// same user), with the venue's proof. A bridge missing, or a record that
+// does not decode, is not recorded; a store that failed is an error.
+func (p *place) recorded(bridge string, want record) (bool, error) {
+	if bridge == "" {
+		return false, nil
+	}
+	r, err := p.load(bridge)
+	switch c := venue.ErrorCode(err); {
+	case err == nil:
+		return r.URL == want.URL && r.Auth == want.Auth && (p.scope != ScopeVenue || r.AddedBy == want.AddedBy) &&
+			proven(p.e, p.owner, p.scope, r), nil
+	case c == venue.ENOTFOUND || c == venue.EINVALID:
+		return false, nil
+	}
+	return false, err
+}
+
 // place is where a scope's bridges live and who acts there.
 type place struct {
 	scope string

@@ -73,6 +73,12 @@ func providerOf(req *Request) (provider, error) {
 	return p, nil
 }
 
+// keyName is the name of the secret holding req's key: apiKeySecret, else
+// the provider's default.
+func (p provider) keyName(req *Request) string {
+	return strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/")
+}
+
 // Sent is what a model call sends: the provider's request body, or, for an
 // agent's own model (llmOperation), that operation's input. agent:context
 // shows this, so it is built by the code that builds what is sent.
@@ -102,7 +108,7 @@ func Call(ctx context.Context, env *runtime.Env, req *Request) (*Response, error
 	if err != nil {
 		return nil, err
 	}
-	secret := strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/")
+	secret := p.keyName(req)
 	if _, err := env.Secret(ctx, secret); err != nil {
 		if venue.ErrorCode(err) == venue.ENOTFOUND {
 			if err := checkKeyName(secret); err != nil {

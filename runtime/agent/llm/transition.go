@@ -440,7 +440,7 @@ func withoutKey(c venue.Caller, req Request) venue.Caller {
 	if err != nil {
 		return c
 	}
-	key := venue.Capability{With: c.DID + "/" + venue.NSSecrets + "/" + strings.TrimPrefix(cmp(req.APIKeySecret, p.secret), "s/"), Can: venue.AbilityRead}
+	key := venue.Capability{With: c.DID + "/" + venue.NSSecrets + "/" + p.keyName(&req), Can: venue.AbilityRead}
 	i := slices.Index(bound, key)
 	if i < 0 {
 		return c
