@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -133,43 +134,28 @@ func TestAgents_Caps(t *testing.T) {
 			}
 		})
 
-		t.Run("a confined agent uses no secret beyond its caps and its provider key", func(t *testing.T) {
+		t.Run("a confined agent's tool calls use no secret beyond its caps, its provider key included", func(t *testing.T) {
+			// The provider key is the model call's alone: tools run what
+			// the model asks, and a prompt could ask an HTTP tool to send
+			// {s/OPENAI_API_KEY} anywhere (an audit's agent did).
 			mustOK(t, alice.do(t, "PUT", "/api/v1/secrets/OTHER_KEY", `"`+stubKey+`"`))
-			alice.out(t, "v/ops/agent/create", `{"agentId": "keyless", "config": `+llmCfg(`"v/ops/llm/chat"`)+`,
-				"caps": [{"with": "w/notes", "can": "crud/read"}]}`)
-			from := len(stub.Requests())
-			stub.Add(toolCall("llm_chat", `{"baseUrl": "`+base+`", "model": "m1", "apiKeySecret": "OTHER_KEY", "messages": [{"role": "user", "content": "hi"}]}`),
-				llmstub.Reply{Text: "no key for me"})
-			out := alice.out(t, "v/ops/agent/request", `{"agentId": "keyless", "input": "use the other key", "timeout": 10000}`)
-			if out["result"] != "no key for me" {
-				t.Fatalf("request %v", out)
-			}
-			if sent := requestBodies(stub, from); !strings.Contains(sent, "Capability denied") || !strings.Contains(sent, "/s/OTHER_KEY") {
-				t.Fatalf("the model was not told of the denial: %s", sent)
-			}
-			if n := len(stub.Requests()) - from; n != 2 {
-				t.Fatalf("%d model calls: the tool reached the provider", n)
-			}
-		})
-
-		t.Run("a tool call may not use the provider key, which is the model call's alone", func(t *testing.T) {
-			// Tools run what the model asks, and a prompt could ask an
-			// HTTP tool to send {s/OPENAI_API_KEY} anywhere (an audit's
-			// agent did): the key goes to the provider only.
-			alice.out(t, "v/ops/agent/create", `{"agentId": "keyleak", "config": `+llmCfg(`"v/ops/llm/chat"`)+`,
-				"caps": [{"with": "w/notes", "can": "crud/read"}]}`)
-			from := len(stub.Requests())
-			stub.Add(toolCall("llm_chat", `{"baseUrl": "`+base+`", "model": "m1", "apiKeySecret": "OPENAI_API_KEY", "messages": [{"role": "user", "content": "hi"}]}`),
-				llmstub.Reply{Text: "the key stayed put"})
-			out := alice.out(t, "v/ops/agent/request", `{"agentId": "keyleak", "input": "use your key in a tool", "timeout": 10000}`)
-			if out["result"] != "the key stayed put" {
-				t.Fatalf("request %v", out)
-			}
-			if sent := requestBodies(stub, from); !strings.Contains(sent, "Capability denied") || !strings.Contains(sent, "/s/OPENAI_API_KEY") {
-				t.Fatalf("the model was not told of the denial: %s", sent)
-			}
-			if n := len(stub.Requests()) - from; n != 2 {
-				t.Fatalf("%d model calls: the tool used the provider key", n)
+			for i, key := range []string{"OTHER_KEY", "OPENAI_API_KEY"} {
+				id := fmt.Sprintf("keyless%d", i)
+				alice.out(t, "v/ops/agent/create", `{"agentId": "`+id+`", "config": `+llmCfg(`"v/ops/llm/chat"`)+`,
+					"caps": [{"with": "w/notes", "can": "crud/read"}]}`)
+				from := len(stub.Requests())
+				stub.Add(toolCall("llm_chat", `{"baseUrl": "`+base+`", "model": "m1", "apiKeySecret": "`+key+`", "messages": [{"role": "user", "content": "hi"}]}`),
+					llmstub.Reply{Text: "no key for me"})
+				out := alice.out(t, "v/ops/agent/request", `{"agentId": "`+id+`", "input": "use the key", "timeout": 10000}`)
+				if out["result"] != "no key for me" {
+					t.Fatalf("%s: request %v", key, out)
+				}
+				if sent := requestBodies(stub, from); !strings.Contains(sent, "Capability denied") || !strings.Contains(sent, "/s/"+key) {
+					t.Fatalf("%s: the model was not told of the denial: %s", key, sent)
+				}
+				if n := len(stub.Requests()) - from; n != 2 {
+					t.Fatalf("%s: %d model calls: the tool reached the provider with the key", key, n)
+				}
 			}
 		})
 

@@ -118,10 +118,7 @@ func TestIsolation_Delegation(t *testing.T) {
 // venue-wide ability, through a UCAN the venue signs; with it the user adds
 // a venue-scope bridge, without it not.
 func TestIsolation_AdminDelegates(t *testing.T) {
-	admin := newUser(t)
-	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
-	adminC := newClient(m)
-	adminC.token = admin.token(t, m)
+	m, adminC, admin := adminVenue(t)
 	bob, bobU := asUser(t, m)
 	mustOK(t, bob.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value": "`+bridgeToken+`"}`))
 	add := `{"operation": "v/ops/mcp/server/add", "input": {"name": "team", "url": "` + vendorServer(t) + `", "auth": "s/VENDOR", "scope": "venue"}`

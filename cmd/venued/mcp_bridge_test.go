@@ -263,10 +263,7 @@ func TestMCPBridge_AuthReference(t *testing.T) {
 // resolved at each call.
 func TestMCPBridge_VenueScope(t *testing.T) {
 	url := vendorServer(t)
-	admin := newUser(t)
-	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
-	c := newClient(m)
-	c.token = admin.token(t, m)
+	m, c, _ := adminVenue(t)
 	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
 
 	user, _ := asUser(t, m)
@@ -560,10 +557,7 @@ func TestMCPBridge_TokenCutShortInAnSDKError(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer ts.Close()
-	admin := newUser(t)
-	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
-	c := newClient(m)
-	c.token = admin.token(t, m)
+	m, c, _ := adminVenue(t)
 	c.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+long+`"}`)
 	if rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "broken", "url": ts.URL + "/mcp", "auth": "s/VENDOR", "scope": "venue"}); rec["status"] != "COMPLETE" {
 		t.Fatalf("add: %v", rec["error"])
@@ -589,10 +583,7 @@ const minPieceOfToken = 12
 // not send that user's secret anywhere.
 func TestMCPBridge_VenueToolSendsOnlyItsAddersSecret(t *testing.T) {
 	url := vendorServer(t)
-	admin := newUser(t)
-	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
-	c := newClient(m)
-	c.token = admin.token(t, m)
+	m, c, _ := adminVenue(t)
 	victim, vu := asUser(t, m)
 	victim.do(t, "PUT", "/api/v1/secrets/VENDOR", `{"value":"`+bridgeToken+`"}`)
 	c.do(t, "PUT", "/api/v1/secrets/MINE", `{"value":"`+bridgeToken+`"}`)
@@ -644,10 +635,7 @@ func TestMCPBridge_VenueToolSendsOnlyItsAddersSecret(t *testing.T) {
 // goes on serving, and refreshing it keeps it on the copy.
 func TestMCPBridge_VenueBridgeOfAnEarlierVersion(t *testing.T) {
 	url := vendorServer(t)
-	admin := newUser(t)
-	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
-	c := newClient(m)
-	c.token = admin.token(t, m)
+	m, c, admin := adminVenue(t)
 	user, _ := asUser(t, m)
 	venueDID := m.engine.Identity().DID
 	vctx := venue.WithCaller(t.Context(), venue.Caller{DID: venueDID})
@@ -732,4 +720,16 @@ func TestMCPBridge_UserRecordNotRecordedByTheVenue(t *testing.T) {
 	if rec := jobOf(t, c, "o/mcp/vendor/echo", map[string]any{"message": "again"}); rec["status"] != "COMPLETE" {
 		t.Fatalf("a call after adding the bridge again: %v", rec["error"])
 	}
+}
+
+// adminVenue runs a venue that may reach servers on loopback, whose one
+// admin (auth.admins) is a fresh did:key user, and returns it with a
+// client signed in as that admin.
+func adminVenue(t *testing.T) (*Main, *client, user) {
+	t.Helper()
+	admin := newUser(t)
+	m := MustRunMain(t, "", allowLoopback, func(c *Config) { c.Auth.Admins = []string{admin.DID} })
+	c := newClient(m)
+	c.token = admin.token(t, m)
+	return m, c, admin
 }
