@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,9 +39,11 @@ type job struct {
 	// another node took the job over (it was resumed
 	// there): an invoke waiting here follows it in the store instead.
 	moved     chan struct{}
-	gone      bool // moved is closed
-	closed    bool // done is closed
-	uncounted bool // unfinished no longer counts j
+	gone      bool        // moved is closed
+	closed    bool        // done is closed
+	uncounted bool        // unfinished no longer counts j
+	letGo     bool        // paused, it left this node: commands go to its stored record
+	pauseEnd  *time.Timer // fails the job if it stays paused too long (letGoPaused)
 	// handed is set once the executor of an Outliver's job has recorded
 	// what the job waits on in the store (Env.HandOver): from then on a
 	// shutdown leaves the job open for the Outliver to Settle, here as the
@@ -213,6 +216,8 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			}
 		case !applied[i]:
 			e.lose(j, r.Version)
+		case r.Status == venue.StatusPaused:
+			e.letGoPaused(j, r.Version)
 		case r.Status.Terminal():
 			rec := j.snapshot()
 			e.finished.put(rec, len(r.Record))
@@ -223,6 +228,52 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			e.hub.publish(rec)
 		}
 	}
+}
+
+// letGoPaused lets a paused job leave this node once its PAUSED record
+// (version) is durable, if it can resume from that record: it holds no
+// execution, and held here it would take one of its caller's and the
+// node's job slots for as long as nobody resumed it, so a few identities
+// pausing jobs could fill the node for good. A command finds it in the
+// store from then on, and a resume runs it from its record (commandStored),
+// as on another node or after a restart. A job that cannot (its secret
+// inputs are in this node's memory only) stays, counted, for at most the
+// job deadline, as long as its execution could have held its slot.
+func (e *Engine) letGoPaused(j *job, version int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.rec.Version != version || j.rec.Status != venue.StatusPaused || j.op == nil {
+		return // resumed or ended since
+	}
+	if unportable(j.rec, j.op) != "" {
+		if j.pauseEnd != nil {
+			j.pauseEnd.Stop() // a timer per job, however often it is paused
+		}
+		j.pauseEnd = time.AfterFunc(e.cfg.JobTimeout, func() { e.endPause(j, version) })
+		return
+	}
+	e.jobs.drop(j)
+	e.uncount(j)
+	j.letGo = true
+	if j.moved != nil && !j.gone {
+		close(j.moved) // an invoke still waiting follows it in the store
+		j.gone = true
+	}
+}
+
+// endPause fails j if it is still paused as version left it. A job still
+// held here is settled by the shutdown under its lock, so a record made
+// here reaches the writer before the writer closes.
+func (e *Engine) endPause(j *job, version int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if e.life.Err() != nil || j.rec.Version != version || j.rec.Status != venue.StatusPaused {
+		return
+	}
+	j.run++
+	e.transit(j, venue.StatusFailed, func(n *venue.Job) {
+		n.Error = fmt.Sprintf("The job stayed paused longer than the job deadline (%s): its secret inputs are kept only in memory, and only that long; invoke it again", e.cfg.JobTimeout)
+	})
 }
 
 // dropMessages deletes, beside the writer, what is still queued for a job

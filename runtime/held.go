@@ -7,7 +7,8 @@ import (
 )
 
 // heldJobs bounds the unfinished jobs this node holds (waiting for a
-// worker, running, paused or waiting for their caller), by count and by
+// worker, running or waiting for their caller; a paused job only while its
+// secret inputs keep it here, see letGoPaused), by count and by
 // the bytes of their inputs. Each costs some 8 KB (a goroutine, its
 // record, its place in the writer) and about ten times its input while it
 // runs and is recorded, and a client that invokes without waiting can make
@@ -17,10 +18,9 @@ import (
 // (everyone without a token shares one caller) and the node at most
 // limits.node; past either an invoke is refused at once, with ETOOMANY or
 // EUNAVAILABLE. A caller holding nothing may always hold one job, however
-// large its input. Jobs started by jobs, and jobs this node takes over from
-// another, are counted but never refused: their parent or their first node
-// admitted them already, and refusing one midway would fail what is under
-// way.
+// large its input. Jobs started by jobs are counted but never refused:
+// their parent was admitted already, and refusing one midway would fail
+// what is under way. A resumed job is taken like a new one (commandStored).
 type heldJobs struct {
 	node, caller held // the bounds
 	mu           sync.Mutex
@@ -60,8 +60,7 @@ func (h *heldJobs) take(did string, size int) error {
 	return nil
 }
 
-// add counts a job of did that was admitted already: started by a job, or
-// taken over from another node.
+// add counts a job of did that was admitted already: started by a job.
 func (h *heldJobs) add(did string, size int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

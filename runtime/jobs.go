@@ -180,7 +180,8 @@ func (e *Engine) command(ctx context.Context, id venue.JobID, rule func(*venue.J
 }
 
 // commandOnce applies a command once; lost reports that its write lost to
-// another node's.
+// another node's, or that the job left this node as it was looked up (a
+// paused job let go): command judges again on what the store holds.
 func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID, rule func(*venue.Job) (venue.JobStatus, error),
 	edit func(*venue.Job), stop error) (*venue.Job, bool, error) {
 	rec, j, err := e.lookup(ctx, c, id)
@@ -191,6 +192,10 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 		return e.commandStored(ctx, rec, rule, edit)
 	}
 	j.mu.Lock()
+	if j.letGo {
+		j.mu.Unlock()
+		return nil, true, nil // judged again on the stored record, which it now is
+	}
 	rec = j.rec
 	if rec.Status.Terminal() {
 		t := j.last
@@ -250,15 +255,27 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 	if err != nil || rec.Status.Terminal() {
 		return rec, false, err
 	}
+	if s == venue.StatusStarted {
+		// Held here again, a resumed job is refused as a new one would be
+		// while its caller or the node holds too many: a paused job holds
+		// nothing, and a caller could otherwise pause jobs past every bound
+		// and resume them all at once.
+		if err := e.held.take(rec.Caller, len(rec.Input)); err != nil {
+			return nil, false, err
+		}
+	}
 	n = rec.Next(s, e.ms())
 	if edit != nil {
 		edit(n)
 	}
 	applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
-	if err != nil {
-		return nil, false, storeFailed(err)
-	}
-	if !applied[0] {
+	if err != nil || !applied[0] {
+		if s == venue.StatusStarted {
+			e.held.give(rec.Caller, len(rec.Input))
+		}
+		if err != nil {
+			return nil, false, storeFailed(err)
+		}
 		return nil, true, nil
 	}
 	e.hub.publish(n)
@@ -271,7 +288,8 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 	return n, false, nil
 }
 
-// adoptStored takes over execution of a stored job that was resumed here.
+// adoptStored takes over execution of a stored job that was resumed here,
+// counted in e.held already.
 func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	// The record keeps the caller's DID only. The anonymous identity is
 	// known by its DID, and must stay anonymous: resumed as its owner it
@@ -296,11 +314,11 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	}
 	if !e.jobs.put(j) {
 		// Resumed in the store as this node stopped: nothing will run it.
+		e.held.give(c.DID, len(j.input))
 		j.uncounted = true
 		err = venue.Errorf(venue.EUNAVAILABLE, "The venue shut down before the job resumed")
 	} else {
 		e.unfinished.Add(1)
-		e.held.add(c.DID, len(j.input)) // admitted where it started: never refused
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -69,6 +69,78 @@ func TestEngine_HeldJobsBound(t *testing.T) {
 	}
 }
 
+// TestEngine_PausedJobsHoldNoSlot: a paused job that can resume from its
+// record holds none of its caller's job slots (a few identities pausing
+// jobs filled the node for good), a resume is refused while the caller
+// holds its limit, and runs the job once there is room; a paused job whose
+// input only memory holds keeps its slot, for at most the job deadline.
+func TestEngine_PausedJobsHoldNoSlot(t *testing.T) {
+	h := mustEngine(t, func(c *runtime.Config) { c.MaxJobs, c.MaxCallerJobs, c.JobTimeout = 10, 2, 300*time.Millisecond })
+	never := func() (*venue.Job, error) {
+		return h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/never", Input: json.RawMessage(`{}`)})
+	}
+	// untilRoom invokes until the slots paused jobs gave back are free: they
+	// are given back once the PAUSED record is stored.
+	untilRoom := func() *venue.Job {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+			j, err := never()
+			if err == nil {
+				return j
+			}
+			if venue.ErrorCode(err) != venue.ETOOMANY || time.Now().After(deadline) {
+				t.Fatalf("invoke after pausing: %v", err)
+			}
+		}
+	}
+	var paused []venue.JobID
+	for range 2 {
+		j := h.invoke(t, "v/test/ops/never", `{}`, 0)
+		h.waitStatus(t, j.ID, venue.StatusStarted)
+		if _, err := h.Pause(h.alice, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		paused = append(paused, j.ID)
+	}
+	running := []venue.JobID{untilRoom().ID, untilRoom().ID}
+	if _, err := h.Resume(h.alice, paused[0]); venue.ErrorCode(err) != venue.ETOOMANY {
+		t.Fatalf("resume while holding the limit: %v, want ETOOMANY", err)
+	}
+	if j, _ := h.Job(h.alice, paused[0]); j.Status != venue.StatusPaused {
+		t.Fatalf("a refused resume left the job %s, want PAUSED", j.Status)
+	}
+	if _, err := h.Cancel(h.alice, running[0]); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := h.Resume(h.alice, paused[0]); err != nil || j.Status != venue.StatusStarted {
+		t.Fatalf("resume with room: %+v, %v", j, err)
+	}
+	h.waitStatus(t, paused[0], venue.StatusFailed) // it runs again, to its deadline
+	if _, err := h.Cancel(h.alice, paused[1]); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := h.Job(h.alice, paused[1]); j.Status != venue.StatusCancelled {
+		t.Fatalf("a paused job let go, cancelled: %s", j.Status)
+	}
+	h.waitStatus(t, running[1], venue.StatusFailed)
+
+	// A URL's user info is kept only in memory: the job stays held.
+	held := h.invoke(t, "v/test/ops/never", `{"url": "https://u:p@example.com/"}`, 0)
+	h.waitStatus(t, held.ID, venue.StatusStarted)
+	if _, err := h.Pause(h.alice, held.ID); err != nil {
+		t.Fatal(err)
+	}
+	h.invoke(t, "v/test/ops/never", `{}`, 0)
+	time.Sleep(50 * time.Millisecond)
+	if _, err := never(); venue.ErrorCode(err) != venue.ETOOMANY {
+		t.Fatalf("a third job beside one paused with its user info in memory: %v, want ETOOMANY", err)
+	}
+	j := h.waitStatus(t, held.ID, venue.StatusFailed)
+	if !strings.Contains(j.Error, "stayed paused longer than the job deadline (300ms)") {
+		t.Fatalf("error %q", j.Error)
+	}
+}
+
 // TestEngine_HeldInputBound: the bytes of the inputs a caller's unfinished
 // jobs hold are bounded too, and a job's end gives its bytes back.
 func TestEngine_HeldInputBound(t *testing.T) {

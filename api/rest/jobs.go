@@ -69,8 +69,10 @@ func (s *Server) registerJobs() {
 	s.registerCommand("cancel-job", "cancel", "Cancel a job", "Ends the job as CANCELLED and returns the final record; a finished job is returned unchanged.", s.e.Cancel, nil)
 	s.registerCommand("pause-job", "pause", "Pause a job", "Moves an unfinished job to PAUSED; 409 if it has finished or is already paused.", s.e.Pause,
 		map[string]string{"409": "The job has finished or is already paused"})
-	s.registerCommand("resume-job", "resume", "Resume a paused job", "Moves a PAUSED job to STARTED and runs its operation again with the original input; 409 if it is not paused.", s.e.Resume,
-		map[string]string{"409": "The job is not paused"})
+	s.registerCommand("resume-job", "resume", "Resume a paused job", "Moves a PAUSED job to STARTED and runs its operation again with the original input; 409 if it is not paused. "+
+		"A resumed job counts among its caller's unfinished jobs again: past the limit the resume is refused (429, or 503 for the venue's) and the job stays PAUSED.", s.e.Resume,
+		map[string]string{"409": "The job is not paused", "429": "The caller holds its limit of unfinished jobs (maxCallerJobs): the job stays PAUSED; let some finish, or cancel them",
+			"503": "The venue holds its limit of unfinished jobs (maxJobs), or the job record could not be stored; the job stays PAUSED"})
 	op = s.op("delete-job", http.MethodPut, "/api/v1/jobs/{id}/delete", "Delete a finished job's record", "Jobs")
 	op.Description = "Removes the record. 409 if the job has not finished: cancel it first " +
 		"(deleting a running job's record would leave its execution writing to nothing)."
@@ -128,7 +130,13 @@ func (s *Server) registerCommand(id, verb, summary, desc string, cmd func(contex
 	op.Description = desc
 	statuses := map[string]string{"400": badJobID, "404": noJob}
 	maps.Copy(statuses, errs)
-	huma.Register(s.api, s.documentErrors(op, statuses), func(ctx context.Context, in *JobIDInput) (*JobOutput, error) {
+	op = s.documentErrors(op, statuses)
+	for _, st := range []string{"429", "503"} {
+		if r := op.Responses[st]; r != nil {
+			retryLater(r)
+		}
+	}
+	huma.Register(s.api, op, func(ctx context.Context, in *JobIDInput) (*JobOutput, error) {
 		jid, err := venue.ParseJobID(in.ID)
 		if err != nil {
 			return nil, toAPI(err)
