@@ -47,6 +47,7 @@ type Config struct {
 	MaxUserValues   int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
 	MaxUserAssets   int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
 	BodyTimeout     string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
+	MaxConnections  int               `json:"maxConnections"`     // connections served at once; default maxConnections()
 	Names           map[string]string `json:"names"`              // registered operation names → references
 	LogLevel        string            `json:"logLevel"`           // debug, info, warn or error; default info
 	LogFormat       string            `json:"logFormat"`          // text or json; default text
@@ -232,7 +233,8 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 		cfg.WasmMemoryMiB = n
 	}
 	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers,
-		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs} {
+		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs,
+		"VENUE_MAX_CONNECTIONS": &cfg.MaxConnections} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
@@ -308,7 +310,7 @@ func (c Config) validate() error {
 	for _, n := range []struct {
 		key   string
 		value int64
-	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"uploadedWorkers", int64(c.UploadedWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)},
+	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"uploadedWorkers", int64(c.UploadedWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)}, {"maxConnections", int64(c.MaxConnections)},
 		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
 		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}, {"maxUserAssetsBytes", c.MaxUserAssets}} {
 		if n.value < 0 {
@@ -437,6 +439,19 @@ func (c Config) uploadedWorkers() int {
 		return c.UploadedWorkers
 	}
 	return max(2, min(2*goruntime.GOMAXPROCS(0), 1024/cmp.Or(c.WasmMemoryMiB, 64)))
+}
+
+// maxConnections bounds the connections served at once (connLimit): as
+// set, or half the process's open files (the rest are for the store,
+// outbound calls and logs), at most 10,000.
+func (c Config) maxConnections() int {
+	if c.MaxConnections > 0 {
+		return c.MaxConnections
+	}
+	if n := openFiles(); n > 0 {
+		return max(16, min(10_000, n/2))
+	}
+	return 10_000
 }
 
 // callerWorkers is how many jobs of one caller may execute at once: by

@@ -66,6 +66,7 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
 	}
 	m.Addr = ln.Addr().String()
+	ln = newConnLimit(ln, m.Config.maxConnections(), m.Logger)
 	if m.Config.URL == "" {
 		m.Config.URL = m.defaultURL()
 	}
