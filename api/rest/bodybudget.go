@@ -146,7 +146,7 @@ func (b *bodyBudget) wake() {
 
 // refusal is the error a read fails with when its wait is over.
 func (b *bodyBudget) refusal() error {
-	return venue.Errorf(venue.EUNAVAILABLE, "The venue holds as many request bodies as it allows at once (maxBodiesBytes, %s): retry shortly",
+	return venue.Errorf(venue.EUNAVAILABLE, "The venue holds as many request bodies and large job records as it allows at once (maxBodiesBytes, %s): retry shortly",
 		byteSize(b.limit))
 }
 

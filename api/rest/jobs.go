@@ -99,6 +99,9 @@ func (s *Server) getJob(ctx context.Context, in *JobIDInput) (*JobOutput, error)
 		return nil, toAPI(err)
 	}
 	j, err := s.e.Job(ctx, id)
+	if err == nil {
+		j, err = s.servable(ctx, j, func() (*venue.Job, error) { return s.e.Job(ctx, id) })
+	}
 	if err != nil {
 		return nil, toAPI(err)
 	}
@@ -142,6 +145,9 @@ func (s *Server) registerCommand(id, verb, summary, desc string, cmd func(contex
 			return nil, toAPI(err)
 		}
 		j, err := cmd(ctx, jid)
+		if err == nil {
+			j, err = s.servable(ctx, j, nil)
+		}
 		if err != nil {
 			return nil, toAPI(err)
 		}

@@ -83,7 +83,7 @@ func New(e *runtime.Engine, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.openapi = doc
-	s.handler = s.recoverPanics(s.logRequests(jsonByDefault(s.identify(s.mux))))
+	s.handler = s.recoverPanics(s.logRequests(jsonByDefault(s.identify(s.chargeRecords(s.mux)))))
 	return s, nil
 }
 

@@ -67,11 +67,15 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(sseKeepAlive)
 	defer tick.Stop()
 	buf := make([]byte, 0, 1024)
+	sent := func() {}
 	for {
 		select {
 		case j, ok := <-events:
 			if !ok {
 				return
+			}
+			if sent, err = s.eventCharge(r.Context(), j); err != nil {
+				return // the client reconnects, or reads the record
 			}
 			buf = appendEvent(buf[:0], j)
 		case <-tick.C:
@@ -91,7 +95,16 @@ func (s *Server) streamJob(w http.ResponseWriter, r *http.Request) {
 		// 200 that never read held 8 GB of records): each event must go
 		// out within sseWriteTimeout.
 		rc.SetWriteDeadline(time.Now().Add(sseWriteTimeout))
-		if _, err := w.Write(buf); err != nil || rc.Flush() != nil {
+		_, err := w.Write(buf)
+		if err == nil {
+			err = rc.Flush()
+		}
+		sent()
+		sent = func() {}
+		if cap(buf) > bigRecord {
+			buf = make([]byte, 0, 1024) // a large record's room goes with its charge
+		}
+		if err != nil {
 			return
 		}
 	}

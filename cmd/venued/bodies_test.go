@@ -184,3 +184,51 @@ func TestREST_BodiesBudget(t *testing.T) {
 		}
 	})
 }
+
+// TestREST_LargeRecordsBudget checks that large job records are answered
+// within the budget of held bodies: while one reader that does not read
+// holds it, another read of the record waits bodyTimeout and gets a 503
+// with Retry-After, holding nothing meanwhile; once the first has read, the
+// record is served again, whole.
+func TestREST_LargeRecordsBudget(t *testing.T) {
+	const body = 13 << 20
+	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes, c.MaxBodiesBytes, c.BodyTimeout = body, body, "1s" })
+	c := newClient(m)
+	pad := strings.Repeat("x", 12<<20)
+	r := c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"pad": "`+pad+`"}, "wait": true}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("invoke: %d %.200s", r.status, r.body)
+	}
+	var job struct{ ID string }
+	r.json(t, &job)
+	path := "/api/v1/jobs/" + job.ID
+
+	conn, err := net.Dial("tcp", m.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, m.Addr)
+	time.Sleep(300 * time.Millisecond) // it is served, and stalls in the socket
+
+	start := time.Now()
+	waited := c.do(t, "GET", path, nil)
+	if waited.status != http.StatusServiceUnavailable || waited.header.Get("Retry-After") == "" || !bytes.Contains(waited.body, []byte("large job records")) {
+		t.Fatalf("a second reader while the first holds the budget: %d (Retry-After %q) %.300s", waited.status, waited.header.Get("Retry-After"), waited.body)
+	}
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Fatalf("refused after %s, want it to wait bodyTimeout first", d)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK || n < 24<<20 {
+		t.Fatalf("the first reader: %d, %d bytes", resp.StatusCode, n)
+	}
+	conn.Close()
+	if r := c.do(t, "GET", path, nil); r.status != http.StatusOK || !bytes.Contains(r.body, []byte(pad)) {
+		t.Fatalf("after the first reader: %d, %d bytes", r.status, len(r.body))
+	}
+}
