@@ -9,8 +9,11 @@ TESTFLAGS ?=
 .PHONY: run test build bench ops fuzz race openapi clean
 
 ## run: start the venue on 127.0.0.1:8080 with a temporary store
+# Built, then run directly rather than by go run, which does not pass
+# SIGTERM on: stopping make (a supervisor, timeout) stops the venue too.
 run: ops
-	$(GO) run ./cmd/venued $(ARGS)
+	$(GO) build -o $(BIN)/venued-run ./cmd/venued
+	$(BIN)/venued-run $(ARGS)
 
 ## test: vet and run every test (the Postgres suite runs when VENUE_TEST_POSTGRES is set;
 ## TESTFLAGS passes flags to go test, e.g. TESTFLAGS=-race)

@@ -219,6 +219,11 @@ const maxIdleWorkers = 64
 func (e *Engine) Stop() {
 	e.stopOnce.Do(func() {
 		e.stop()
+		if n := e.unsettled(); n > 0 {
+			// Said before they end: most record their own end as they stop,
+			// which settleAtShutdown's count leaves out.
+			e.log.Info("stopping the jobs queued, running or waiting for a reply here: each ends FAILED", "count", n)
+		}
 		e.jobs.cancelAll()
 		e.settleAtShutdown(shutdownGrace)
 	})
@@ -268,6 +273,19 @@ func (e *Engine) settleAtShutdown(grace time.Duration) {
 	if failed > 0 {
 		e.log.Info("failed the jobs still queued or running at shutdown", "count", failed)
 	}
+}
+
+// unsettled counts the jobs held here that settleAtShutdown would fail.
+func (e *Engine) unsettled() int {
+	n := 0
+	for _, j := range e.jobs.list() {
+		j.mu.Lock()
+		if !j.settled() {
+			n++
+		}
+		j.mu.Unlock()
+	}
+	return n
 }
 
 // settled reports whether j needs nothing from settleAtShutdown. Call with

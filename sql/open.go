@@ -100,6 +100,10 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err = s.openTemp(ctx)
 	case IsPostgresDSN(dsn):
 		err = s.openPostgres(ctx, dsn)
+	case mistypedPostgres(dsn):
+		// postgres:/h/db would otherwise be a SQLite file, in directories
+		// named after the URL (its password too), and each node its own.
+		err = errors.New("the store starts as a PostgreSQL URL but is not one: write it postgres://user:password@host:port/dbname (lower case, two slashes)")
 	case strings.Contains(dsn, "://") && !strings.HasPrefix(dsn, "file:"):
 		// A mistyped postgres:// would otherwise be a new SQLite file named
 		// after the URL, and each node its own database.
@@ -125,6 +129,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, errors.Join(fmt.Errorf("open %s: %w", what, err), s.Close())
 	}
 	return s, nil
+}
+
+// mistypedPostgres reports whether dsn starts with a PostgreSQL URL's
+// scheme, in any case, without being one.
+func mistypedPostgres(dsn string) bool {
+	lower := strings.ToLower(dsn)
+	return !IsPostgresDSN(dsn) && (strings.HasPrefix(lower, "postgres:") || strings.HasPrefix(lower, "postgresql:"))
 }
 
 // Dialect returns "sqlite" or "postgres".

@@ -106,6 +106,23 @@ func TestOpen_UnknownScheme(t *testing.T) {
 	}
 }
 
+// TestOpen_MistypedPostgresURL: a PostgreSQL URL missing a slash, or in
+// capitals, is refused without quoting it (it holds a password), not taken
+// for the path of a new SQLite file.
+func TestOpen_MistypedPostgresURL(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, dsn := range []string{"postgres:/u:s3cret@h/db", "postgresql:u:s3cret@h/db", "Postgres://u:s3cret@h/db", "POSTGRESQL://u:s3cret@h/db"} {
+		_, err := Open(context.Background(), dsn, Options{})
+		if err == nil || !strings.Contains(err.Error(), "postgres://user:password@host:port/dbname") || strings.Contains(err.Error(), "s3cret") {
+			t.Fatalf("Open(%q): %v", dsn, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("a refused store left %d files behind", len(entries))
+	}
+}
+
 // TestOpen_DSNErrorHidesPassword: a DSN that does not parse is refused
 // without quoting its password, since the error is logged: net/url quotes
 // the URL and the part it stopped at, lib/pq the words it cannot read.

@@ -18,6 +18,7 @@ import (
 type ErrorBody struct {
 	status  int
 	Message string `json:"error" doc:"What went wrong and what to fix" example:"Job not found: 0x0192f3c4a5b6c7d8e9f0011223344556"`
+	cause   error  // an internal error's own words, for the request log only (noteCause)
 }
 
 func (e *ErrorBody) Error() string  { return e.Message }
@@ -64,12 +65,50 @@ func statusOf(code string) int {
 
 // toAPI converts an engine error for a Huma handler to return.
 func toAPI(err error) error {
-	return &ErrorBody{status: statusOf(venue.ErrorCode(err)), Message: venue.ErrorMessage(err)}
+	return &ErrorBody{status: statusOf(venue.ErrorCode(err)), Message: venue.ErrorMessage(err), cause: internal(err)}
 }
 
 // writeError writes err as JSON from a plain net/http handler.
 func writeError(w http.ResponseWriter, err error) {
+	noteCause(w, internal(err))
 	writeJSONError(w, statusOf(venue.ErrorCode(err)), venue.ErrorMessage(err))
+}
+
+// internal is err if the caller sees it only as "Internal error" (a store
+// that cannot be read, a bug), which the request log must then say in its
+// own words: nothing else does. Nil otherwise.
+func internal(err error) error {
+	if err != nil && venue.ErrorCode(err) == venue.EINTERNAL {
+		return err
+	}
+	return nil
+}
+
+// noteCause hands cause to the request log (logRequests) through the
+// response writer it wrapped, found under any writer wrapping it since.
+func noteCause(w http.ResponseWriter, cause error) {
+	for cause != nil {
+		switch x := w.(type) {
+		case *statusWriter:
+			x.cause = cause
+			return
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = x.Unwrap()
+		default:
+			return
+		}
+	}
+}
+
+// noteErrorBody is the Huma transformer passing an error body's cause on
+// to the request log: Huma writes the body a handler returned.
+func noteErrorBody(ctx huma.Context, _ string, v any) (any, error) {
+	if e, ok := v.(*ErrorBody); ok && e.cause != nil {
+		if w, ok := ctx.BodyWriter().(http.ResponseWriter); ok {
+			noteCause(w, e.cause)
+		}
+	}
+	return v, nil
 }
 
 func writeJSONError(w http.ResponseWriter, status int, msg string) {

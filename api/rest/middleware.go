@@ -83,6 +83,10 @@ func blameOperation(ctx context.Context) {
 	}
 }
 
+// LogRequests logs each request next serves as the REST door logs its
+// own, for the doors mounted beside it (sign-in, MCP, the profiler).
+func (s *Server) LogRequests(next http.Handler) http.Handler { return s.logRequests(next) }
+
 // logRequests logs each request at the edge, with its outcome.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -104,8 +108,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 			level = slog.LevelError
 		}
 		if s.log.Enabled(r.Context(), level) { // the arguments cost allocations on every request
-			s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-				"ms", time.Since(start).Milliseconds())
+			args := []any{"method", r.Method, "path", r.URL.Path, "status", sw.status, "ms", time.Since(start).Milliseconds()}
+			if sw.cause != nil { // what the client saw only as "Internal error"
+				args = append(args, "err", sw.cause)
+			}
+			s.log.Log(r.Context(), level, "request", args...)
 		}
 	})
 }
@@ -130,6 +137,7 @@ func (s *Server) recoverPanics(next http.Handler) http.Handler {
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	cause  error // of an internal error answered (noteCause)
 }
 
 func (w *statusWriter) WriteHeader(code int) {

@@ -119,6 +119,7 @@ func (s *Server) humaConfig() huma.Config {
 	cfg.Security = []map[string][]string{{"bearer": {}}, {}}
 	cfg.OpenAPIPath, cfg.DocsPath, cfg.SchemasPath = "", "", ""
 	cfg.CreateHooks = nil
+	cfg.Transformers = []huma.Transformer{noteErrorBody}
 	cfg.Formats = map[string]huma.Format{"application/json": jsonFormat, "json": jsonFormat}
 	return cfg
 }

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	goruntime "runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -198,6 +199,34 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 		return err
 	}
 	return applyEnvSwitches(cfg, getenv)
+}
+
+// envKeys are the VENUE_* variables the venue reads (applyEnv and
+// applyEnvNumbers and applyEnvSwitches, each named in README's table), and
+// those its tests and benchmark read, which a developer's shell may hold.
+var envKeys = map[string]bool{"VENUE_LISTEN": true, "VENUE_URL": true, "VENUE_NAME": true, "VENUE_STORE": true, "VENUE_SEED": true,
+	"VENUE_WORKERS": true, "VENUE_CALLER_WORKERS": true, "VENUE_UPLOADED_WORKERS": true, "VENUE_MAX_JOBS": true, "VENUE_MAX_CALLER_JOBS": true,
+	"VENUE_MAX_JOB_BYTES": true, "VENUE_MAX_CALLER_BYTES": true, "VENUE_TEST_OPS": true, "VENUE_JOB_TIMEOUT": true, "VENUE_JOB_RETENTION": true,
+	"VENUE_MAX_CONTENT_SIZE": true, "VENUE_MAX_USER_VALUES_BYTES": true, "VENUE_MAX_USER_ASSETS_BYTES": true, "VENUE_MAX_BODY_BYTES": true,
+	"VENUE_MAX_BODIES_BYTES": true, "VENUE_BODY_TIMEOUT": true, "VENUE_MAX_CONNECTIONS": true, "VENUE_ALLOW_HOSTS": true, "VENUE_BLOCK_HOSTS": true, "VENUE_WASM_MEMORY_MIB": true,
+	"VENUE_WASM_CACHE_DIR": true, "VENUE_LOG_LEVEL": true, "VENUE_LOG_FORMAT": true, "VENUE_PPROF": true, "VENUE_ANONYMOUS": true,
+	// read by the tests and the benchmark, not by the venue
+	"VENUE_TEST_POSTGRES": true, "VENUE_BENCH_POSTGRES": true, "VENUE_BENCH_STORE": true}
+
+// unknownEnv names the VENUE_* variables of environ (os.Environ's form)
+// that the venue does not read: a misspelt one (VENUE_AUTH_ANONYMOUS for
+// VENUE_ANONYMOUS, VENUE_MAX_BODY_SIZE) would otherwise leave its setting
+// at the default without a word.
+func unknownEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "VENUE_") && !envKeys[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // hostList splits a comma-separated list of hosts, as "a.example, b.example"

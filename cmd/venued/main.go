@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -52,7 +53,12 @@ func main() {
 		debug.SetMemoryLimit(limit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := serve(ctx, NewMain(cfg), nil)
+	m := NewMain(cfg)
+	if unknown := unknownEnv(os.Environ()); len(unknown) > 0 {
+		m.Logger.Warn("ignoring environment variables the venue does not read: README's configuration table names every VENUE_* variable",
+			"unknown", strings.Join(unknown, ","))
+	}
+	code := serve(ctx, m, nil)
 	stop()
 	os.Exit(code)
 }
@@ -70,7 +76,7 @@ func serve(ctx context.Context, m *Main, started func()) int {
 		started()
 	}
 	<-ctx.Done()
-	m.Logger.Info("shutting down")
+	m.Logger.Info("shutting down", "why", context.Cause(ctx)) // for main, the signal
 	begun := time.Now()
 	if err := m.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		m.Logger.Error("shutdown", "err", err)

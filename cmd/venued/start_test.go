@@ -35,6 +35,23 @@ func TestMain_StoreThatIsADirectory(t *testing.T) {
 	}
 }
 
+// TestMain_PostgresThatIsDown names the PostgreSQL the venue could not
+// reach, without its password.
+func TestMain_PostgresThatIsDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	cfg := defaultConfig()
+	cfg.Listen, cfg.Store = "127.0.0.1:0", "postgres://venue:s3cret@"+addr+"/venue?sslmode=disable"
+	msg := startFails(t, cfg).Error()
+	if !strings.Contains(msg, "open store") || !strings.Contains(msg, "postgres://venue:xxxxx@"+addr+"/venue") || strings.Contains(msg, "s3cret") {
+		t.Fatalf("%q does not name the store it could not reach, or quotes its password", msg)
+	}
+}
+
 // TestMain_PublicURLOfAnUnspecifiedAddress listens on every interface
 // without a url: the venue must not derive its DID from 0.0.0.0 or [::],
 // and must say how to set the address clients use.

@@ -86,7 +86,8 @@ func (m *Main) Run(ctx context.Context) error {
 		}
 	}()
 	m.Logger.Info("venue listening", "url", m.Config.URL, "addr", m.Addr, "did", m.engine.Identity().DID,
-		"store", describeStore(m.Config.Store), "name", m.Config.Name, "testOps", m.Config.testOps())
+		"store", describeStore(m.Config.Store), "name", m.Config.Name, "testOps", m.Config.testOps(),
+		"docs", strings.TrimSuffix(m.Config.URL, "/")+"/swagger")
 	return nil
 }
 
@@ -140,7 +141,13 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30),
 		MaxUserAssetsBytes: cmp.Or(m.Config.MaxUserAssets, defaultMaxUserAssets)})
 	if err != nil {
-		return nil, err // sql.Open's errors already say "open store"
+		if dsn, isPostgres := redactDSN(m.Config.Store); isPostgres {
+			// sql.Open's errors say "open store" and what failed (a refused
+			// connection, a missing database), not which PostgreSQL: with
+			// several nodes, or a DSN from an orchestrator, that is the question.
+			return nil, fmt.Errorf("%w (store %s)", err, dsn)
+		}
+		return nil, err // sql.Open's errors already say "open store" and name the file
 	}
 	m.store = st
 	ops, err := m.operations(ctx)
@@ -157,6 +164,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start engine: %w", err)
 	}
+	m.noteServedAs(ctx)
 	if err := m.startAgents(ctx); err != nil {
 		return nil, err
 	}
@@ -174,6 +182,32 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	return m.doors(), nil
 }
 
+// metaServedAs keeps the DID a durable store was last served as.
+const metaServedAs = "venued.served-as"
+
+// noteServedAs warns when a durable store was last served as another DID,
+// then records this one. The DID derives from url, which by default is the
+// listening address: a store started again on another port (or a second
+// node given its own url) is served as another venue, whose anonymous
+// caller is another identity, and whatever the old one kept (jobs, secrets,
+// values) seems gone, with nothing in the log to say why.
+func (m *Main) noteServedAs(ctx context.Context) {
+	if m.Config.Store == "" {
+		return // a temporary store is new at every start
+	}
+	did := m.engine.Identity().DID
+	was, err := m.store.PutMetaIfAbsent(ctx, metaServedAs, []byte(did))
+	if err != nil || string(was) == did {
+		return
+	}
+	m.Logger.Warn("this store was last served as another DID: callers without a token no longer see what they kept under it (jobs, "+
+		"secrets, values) and tokens addressed to it are refused; to serve it as before, set url (VENUE_URL, --url) to the URL that DID names",
+		"was", string(was), "now", did)
+	if m.store.DeleteMeta(ctx, metaServedAs) == nil { // warned once: this is the DID from now on
+		m.store.PutMetaIfAbsent(ctx, metaServedAs, []byte(did))
+	}
+}
+
 // doors mounts the REST door and those beside it (sign-in, MCP, the
 // profiler), all behind the REST door's guard.
 func (m *Main) doors() http.Handler {
@@ -188,7 +222,23 @@ func (m *Main) doors() http.Handler {
 	}
 	mux.Handle("/", m.rest)
 	m.mountMCP(mux)
-	return m.rest.Guard(apiFirst(m.rest, mux))
+	return m.rest.Guard(apiFirst(m.rest, logSideDoors(mux, m.rest.LogRequests)))
+}
+
+// logSideDoors logs the requests of the doors beside the REST one (sign-in,
+// MCP and its discovery, the profiler) as the REST door logs its own, which
+// it leaves to that door: without it a sign-in provider that cannot be
+// reached (502 at /auth/<provider>) or a failing /mcp left no line in the
+// operator's log.
+func logSideDoors(mux *http.ServeMux, logged func(http.Handler) http.Handler) http.Handler {
+	side := logged(mux)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "/" { // the REST door, which logs its own
+			mux.ServeHTTP(w, r)
+			return
+		}
+		side.ServeHTTP(w, r)
+	})
 }
 
 // apiFirst hands REST API paths to the REST door directly: the doors' mux
