@@ -52,6 +52,9 @@ type job struct {
 	// messaged is set once a message may have been queued for the job:
 	// what it leaves untaken is dropped when it ends.
 	messaged atomic.Bool
+	// stored is set once the store has applied a row of the job: from then
+	// on a read that finds none means another node deleted it.
+	stored atomic.Bool
 }
 
 // Causes with which an execution's context is cancelled.
@@ -89,6 +92,24 @@ func (a *activeJobs) put(j *job) bool {
 	}
 	a.m[j.id] = j
 	return true
+}
+
+// replace makes j the entry for its id in place of old (nil: no entry),
+// and reports whether the entry was still old; false while stopping.
+func (a *activeJobs) replace(old, j *job) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopping || a.m[j.id] != old {
+		return false
+	}
+	a.m[j.id] = j
+	return true
+}
+
+func (a *activeJobs) isStopping() bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.stopping
 }
 
 // list returns the jobs held, so that each can be locked without a.mu.
@@ -209,6 +230,9 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 		if j == nil {
 			continue
 		}
+		if err == nil && applied[i] {
+			j.stored.Store(true)
+		}
 		switch {
 		case err != nil:
 			if r.Status.Terminal() {
@@ -254,7 +278,6 @@ func (e *Engine) letGoPaused(j *job, version int64) {
 	}
 	e.jobs.drop(j)
 	e.uncount(j)
-	j.letGo = true
 	if j.moved != nil && !j.gone {
 		close(j.moved) // an invoke still waiting follows it in the store
 		j.gone = true

@@ -192,9 +192,12 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 		return e.commandStored(ctx, rec, rule, edit)
 	}
 	j.mu.Lock()
-	if j.letGo {
+	if e.jobs.get(id) != j {
+		// The job left this node since the lookup (another node's write
+		// won, or it was resumed there): a command on this entry would
+		// start an execution nothing tracks, or write from a stale state.
 		j.mu.Unlock()
-		return nil, true, nil // judged again on the stored record, which it now is
+		return nil, true, nil
 	}
 	rec = j.rec
 	if rec.Status.Terminal() {
@@ -306,13 +309,25 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	j := &job{id: rec.ID, caller: c, input: rec.Input, mask: &masker{}, rec: rec, spawned: rec.Parent != nil,
 		done: make(chan struct{}), inbox: make(chan struct{}, 1), last: doneTicket()}
 	j.messaged.Store(true) // messages may have come while no node held it
+	j.stored.Store(true)
 	op, err := e.resolve(ctx, c, rec.Operation)
 	if err == nil {
 		if why := unportable(rec, op); why != "" {
 			err = venue.Errorf(venue.ECONFLICT, "Job cannot resume on this node: %s", why)
 		}
 	}
-	if !e.jobs.put(j) {
+	held, prev := e.holdAdopted(j)
+	switch {
+	case held && prev != nil:
+		// Another resume here adopted an older state of the job: its
+		// execution is stale (its writes lose to this one's), and, no
+		// longer in the active set, nothing else would ever stop it.
+		e.displace(prev)
+	case !held && prev != nil:
+		e.held.give(c.DID, len(j.input)) // taken by commandStored
+		return                           // a newer state of the job runs here already
+	}
+	if !held {
 		// Resumed in the store as this node stopped: nothing will run it.
 		e.held.give(c.DID, len(j.input))
 		j.uncounted = true
@@ -328,6 +343,42 @@ func (e *Engine) adoptStored(ctx context.Context, rec *venue.Job) {
 	}
 	j.op = op
 	e.launch(j, j.run)
+}
+
+// holdAdopted makes j, a job resumed here from the store, the entry for its
+// id. An entry already there (two resumes here raced, each from its own
+// stored state) gives way only to a newer record: held reports whether j
+// is now the entry, prev the entry it replaced or, when not held, the
+// newer one kept (nil when the engine is stopping).
+func (e *Engine) holdAdopted(j *job) (held bool, prev *job) {
+	for {
+		prev = e.jobs.get(j.id)
+		if prev != nil && prev.snapshot().Version >= j.rec.Version {
+			return false, prev
+		}
+		if e.jobs.replace(prev, j) {
+			return true, prev
+		}
+		if e.jobs.isStopping() {
+			return false, nil
+		}
+	}
+}
+
+// displace stops j, a job this node held until another entry replaced it.
+func (e *Engine) displace(j *job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cancel != nil {
+		j.cancel(errCancelled)
+		j.cancel = nil
+	}
+	j.run++
+	e.uncount(j)
+	if j.moved != nil && !j.gone {
+		close(j.moved)
+		j.gone = true
+	}
 }
 
 // unportable says why a stored job cannot run on another node than the

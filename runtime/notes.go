@@ -58,9 +58,35 @@ func (e *Engine) resync() {
 // changed the job. The local execution stops if the job ended, paused, or
 // was resumed elsewhere (where it now runs).
 func (e *Engine) adopt(j *job) {
-	if rec := e.stored(j.id); rec != nil {
+	rec, err := e.storedErr(j.id)
+	if venue.ErrorCode(err) == venue.ENOTFOUND {
+		// Not stored yet (its first row waits in the writer, as a resync
+		// reads every job held here), or deleted: only a job whose end is
+		// stored is, so another node ended it (a cancel) and its record
+		// went before this node read it. Going on would run a cancelled
+		// job to its end, and its next write would bring the record back.
+		if j.stored.Load() {
+			e.deleted(j)
+		}
+		return
+	}
+	if rec != nil {
 		e.adoptRecord(j, rec, false)
 	}
+}
+
+// deleted lets go of j, whose record another node deleted: its execution
+// stops and nothing of it is written any more.
+func (e *Engine) deleted(j *job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.cancel != nil {
+		j.cancel(errCancelled)
+		j.cancel = nil
+	}
+	j.run++
+	e.jobs.drop(j)
+	e.ended(j)
 }
 
 // lose is adopt for a job whose own write the store did not apply: another
@@ -82,17 +108,23 @@ func (e *Engine) lose(j *job, version int64) {
 
 // stored reads and decodes a job's stored record, nil (logged) on failure.
 func (e *Engine) stored(id venue.JobID) *venue.Job {
+	rec, _ := e.storedErr(id)
+	return rec
+}
+
+// storedErr is stored, also returning why it read nothing.
+func (e *Engine) storedErr(id venue.JobID) (*venue.Job, error) {
 	row, err := e.store.Job(context.Background(), id)
 	if err != nil {
 		e.log.Warn("reload job", "job", id, "err", err)
-		return nil
+		return nil, err
 	}
 	rec, err := decodeRow(row)
 	if err != nil {
 		e.log.Error("decode stored job", "job", id, "err", err)
-		return nil
+		return nil, err
 	}
-	return rec
+	return rec, nil
 }
 
 // adoptRecord takes rec as j's record. The job stays held here only while

@@ -1,0 +1,82 @@
+package runtime_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
+	"github.com/gridvenue/venue/sql"
+	"github.com/gridvenue/venue/sql/sqltest"
+)
+
+// slowStore is a node's store whose job writes (of rows past version 1)
+// and job reads can be made slow, as a loaded Postgres or a backlog of
+// notes makes them: the timing the tests below need, made certain.
+type slowStore struct {
+	*sql.Store
+	writeDelay atomic.Int64 // ns; rows of version >= 2 only
+	readDelay  atomic.Int64 // ns
+}
+
+func (s *slowStore) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, error) {
+	if d := time.Duration(s.writeDelay.Load()); d > 0 {
+		for _, r := range rows {
+			if r.Version >= 2 {
+				time.Sleep(d)
+				break
+			}
+		}
+	}
+	return s.Store.WriteJobs(ctx, rows)
+}
+
+func (s *slowStore) Job(ctx context.Context, id venue.JobID) (runtime.JobRow, error) {
+	if d := time.Duration(s.readDelay.Load()); d > 0 {
+		time.Sleep(d)
+	}
+	return s.Store.Job(ctx, id)
+}
+
+// twoNodes opens two engines on one fresh Postgres schema; a's store is slowable.
+func twoNodes(t *testing.T) (a, b *harness, slow *slowStore) {
+	t.Helper()
+	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
+	open := func() *sql.Store {
+		st, err := sql.Open(context.Background(), dsn, sql.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	slow = &slowStore{Store: open()}
+	a = mustEngineOn(t, slow)
+	b = mustEngineOn(t, open())
+	return a, b, slow
+}
+
+// TestRace_DeletedJobComesBack: a job running on node A is cancelled and
+// then deleted on node B. If A reads the store for B's note only after the
+// delete, it finds nothing, keeps running the job, and its next write
+// inserts the row again: the cancel is lost, the job runs to its end, and a
+// deleted job is back in the caller's list.
+func TestRace_DeletedJobComesBack(t *testing.T) {
+	a, b, slow := twoNodes(t)
+	j := a.invoke(t, "v/test/ops/delay", `{"ms": 1500}`, 0)
+	b.waitStatus(t, j.ID, venue.StatusStarted)
+	slow.readDelay.Store(int64(300 * time.Millisecond)) // A hears of the cancel late
+	if got, err := b.Cancel(b.alice, j.ID); err != nil || got.Status != venue.StatusCancelled {
+		t.Fatalf("cancel on b: %v %v", got, err)
+	}
+	if err := b.DeleteJob(b.alice, j.ID); err != nil {
+		t.Fatalf("delete on b: %v", err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	slow.readDelay.Store(0)
+	if got, err := b.Job(b.alice, j.ID); venue.ErrorCode(err) != venue.ENOTFOUND {
+		t.Fatalf("the job deleted on b is back: %v (chain %v), err %v", got.Status, statuses(got), err)
+	}
+}
