@@ -220,10 +220,15 @@ func (e *Engine) uncount(j *job) {
 
 // flushed runs after each group commit. Terminal jobs whose record is now
 // durable leave the active set; a row that was not applied means another
-// node changed the job first, so this node adopts the stored record.
-func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
+// node changed the job first, so this node adopts the stored record. When
+// the commit failed, it says which rows must be written again: those of
+// jobs held here whose record is stored already, so whose id is out. A job
+// never stored is its invoker's to give up (it was told the store failed);
+// its next state's row, if it goes on, carries this one in its prev chain.
+func (e *Engine) flushed(rows []JobRow, applied []bool, err error) (retry []bool) {
+	e.noteWrite(len(rows), err)
 	if err != nil {
-		e.log.Error("write job records", "count", len(rows), "err", err)
+		retry = make([]bool, len(rows))
 	}
 	for i, r := range rows {
 		j := e.jobs.get(r.ID)
@@ -235,6 +240,7 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 		}
 		switch {
 		case err != nil:
+			retry[i] = j.stored.Load()
 			if r.Status.Terminal() {
 				e.hub.publish(j.snapshot()) // what this node knows: its watchers must not wait on
 			}
@@ -251,6 +257,29 @@ func (e *Engine) flushed(rows []JobRow, applied []bool, err error) {
 			}
 			e.hub.publish(rec)
 		}
+	}
+	return retry
+}
+
+// noteWrite logs a group commit that failed, and the first to succeed
+// after: while the store is away every commit fails, some a millisecond, and
+// a line for each (an audit's outage of 13 s wrote 55,000) would bury the
+// one that matters.
+func (e *Engine) noteWrite(rows int, err error) {
+	if err == nil {
+		if n := e.writeFailures.Swap(0); n > 0 {
+			e.log.Info("job records are written again", "failedCommits", n)
+		}
+		return
+	}
+	n := e.writeFailures.Add(1)
+	now := time.Now().UnixNano()
+	if last := e.writeFailLogged.Load(); n == 1 || now-last >= int64(10*time.Second) && e.writeFailLogged.CompareAndSwap(last, now) {
+		if n == 1 {
+			e.writeFailLogged.Store(now)
+		}
+		e.log.Error("write job records: the store failed; records of jobs already stored are written again until it takes them",
+			"rows", rows, "failedCommits", n, "err", err)
 	}
 }
 

@@ -97,42 +97,44 @@ type Deps struct {
 
 // Engine runs the venue. It is safe for concurrent use.
 type Engine struct {
-	cfg        Config
-	store      Store
-	execs      map[string]Executor
-	checkers   map[string]ModuleChecker
-	log        *slog.Logger
-	now        func() time.Time
-	id         Identity
-	publicDID  string // id.PublicDID(), asked on every anonymous request
-	cat        *catalog
-	ids        idGen
-	pool       pool
-	uploaded   *fairPool // the worker slots uploaded code may hold (uploadedWorkers)
-	workers    *workers
-	callers    *callerSlots
-	logs       logBudget // operations' log lines, per caller
-	writer     *writer
-	hub        hub
-	jobs       activeJobs
-	finished   finished               // records of jobs ended lately, on a single-node store
-	drops      sync.WaitGroup         // deletions of ended jobs' queued messages under way
-	background sync.WaitGroup         // the engine's own loops (pruneLoop)
-	keys       forgetful[cipher.AEAD] // owners' secrets keys
-	users      forgetful[bool]        // DIDs known to be recorded
-	schemas    schemaCache
-	indexes    *indexCache  // of large maps and vectors, for their pages
-	unfinished atomic.Int64 // jobs held here whose terminal record is not yet queued
-	held       *heldJobs    // the same jobs by caller, bounded
-	executing  atomic.Int64 // executions under way, waiting for a worker included
-	started    time.Time
-	life       context.Context // ends when the engine starts closing
-	stop       context.CancelFunc
-	closed     chan struct{} // closed once Close has written out every record
-	closeOnce  sync.Once
-	stopOnce   sync.Once
-	http       *outbound.Client
-	counts     *recounts // what /status counts, reused for a while
+	cfg             Config
+	store           Store
+	execs           map[string]Executor
+	checkers        map[string]ModuleChecker
+	log             *slog.Logger
+	now             func() time.Time
+	id              Identity
+	publicDID       string // id.PublicDID(), asked on every anonymous request
+	cat             *catalog
+	ids             idGen
+	pool            pool
+	uploaded        *fairPool // the worker slots uploaded code may hold (uploadedWorkers)
+	workers         *workers
+	callers         *callerSlots
+	logs            logBudget // operations' log lines, per caller
+	writer          *writer
+	hub             hub
+	jobs            activeJobs
+	finished        finished               // records of jobs ended lately, on a single-node store
+	drops           sync.WaitGroup         // deletions of ended jobs' queued messages under way
+	background      sync.WaitGroup         // the engine's own loops (pruneLoop)
+	writeFailures   atomic.Int64           // group commits failed since the last that succeeded (noteWrite)
+	writeFailLogged atomic.Int64           // unix ns of the last such failure logged
+	keys            forgetful[cipher.AEAD] // owners' secrets keys
+	users           forgetful[bool]        // DIDs known to be recorded
+	schemas         schemaCache
+	indexes         *indexCache  // of large maps and vectors, for their pages
+	unfinished      atomic.Int64 // jobs held here whose terminal record is not yet queued
+	held            *heldJobs    // the same jobs by caller, bounded
+	executing       atomic.Int64 // executions under way, waiting for a worker included
+	started         time.Time
+	life            context.Context // ends when the engine starts closing
+	stop            context.CancelFunc
+	closed          chan struct{} // closed once Close has written out every record
+	closeOnce       sync.Once
+	stopOnce        sync.Once
+	http            *outbound.Client
+	counts          *recounts // what /status counts, reused for a while
 }
 
 // New builds an engine over deps.Store, loading or creating the venue key,
@@ -319,7 +321,9 @@ func (e *Engine) touchUser(ctx context.Context, did string) {
 		return
 	}
 	if err := e.store.TouchUser(ctx, did, e.now().UnixMilli()); err != nil {
-		e.log.Warn("record user", "caller", did, "err", err)
+		if venue.ErrorCode(err) != venue.EUNAVAILABLE { // a store away: the writer says so, once
+			e.log.Warn("record user", "caller", did, "err", err)
+		}
 		return
 	}
 	e.users.store(did, true)

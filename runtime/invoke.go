@@ -250,6 +250,7 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	}
 	<-t.done // even if the caller went: the record it is handed must be durable
 	if t.err != nil {
+		e.forsake(j)
 		return nil, nil, storeFailed(t.err)
 	}
 	if t.lost {
@@ -314,11 +315,31 @@ func (e *Engine) abandon(j *job) {
 	e.held.give(j.caller.DID, len(j.input))
 }
 
+// forsake gives up j, whose invoker waited for it and was told its record
+// could not be stored, if the store never took a row of it: nobody has its
+// id, and nothing would ever end it here (an audit's outage left 29,000 such
+// jobs in memory). A job stored before goes on: its rows are written again.
+func (e *Engine) forsake(j *job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.stored.Load() {
+		return
+	}
+	if j.cancel != nil {
+		j.cancel(errCancelled)
+		j.cancel = nil
+	}
+	j.run++ // what its execution still reports counts for nothing
+	e.jobs.drop(j)
+	e.uncount(j)
+}
+
 // storeFailed words a failed write of a job record; an unavailable store
-// or a wait cut short keeps its own words.
+// or a wait cut short keeps its own words. The store's own (an address, a
+// driver's message) goes to the operator's log, not to the caller.
 func storeFailed(err error) error {
 	if c := venue.ErrorCode(err); c == venue.EUNAVAILABLE || c == venue.ETIMEOUT {
 		return err
 	}
-	return venue.Errorf(venue.EUNAVAILABLE, "The job record could not be stored; try again (%v)", err)
+	return venue.Errorf(venue.EUNAVAILABLE, "The job record could not be stored: the venue's store is failing or unreachable; try again shortly")
 }

@@ -116,7 +116,9 @@ func (e *Engine) stored(id venue.JobID) *venue.Job {
 func (e *Engine) storedErr(id venue.JobID) (*venue.Job, error) {
 	row, err := e.store.Job(context.Background(), id)
 	if err != nil {
-		e.log.Warn("reload job", "job", id, "err", err)
+		if venue.ErrorCode(err) != venue.ENOTFOUND { // not stored yet, or deleted: adopt judges
+			e.log.Warn("reload job", "job", id, "err", err)
+		}
 		return nil, err
 	}
 	rec, err := decodeRow(row)

@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -21,11 +22,23 @@ import (
 // finished, instead of three times; a slow one still shows up in the store
 // within lazyDelay. Nobody has been handed the id of a lazily written job:
 // its invoker waits for the final record, which is written eagerly.
+//
+// A group commit that fails (the store went away) fails its tickets, and
+// onFlush says which of its rows must still reach the store: those of jobs
+// whose record is stored already, whose ids are out. They are written
+// again, after a delay that doubles while the store keeps failing (to
+// maxRetryDelay), unless a later state of the job came meanwhile. Without
+// it an outage left such records STARTED in the store for good, while the
+// node answered COMPLETE from memory. As it closes, the writer tries each
+// such row closeTries times more, then reports what it could not store.
 type writer struct {
 	store      JobStore
 	unfinished func() int // jobs not yet finished, each with a row still to come
-	onFlush    func(rows []JobRow, applied []bool, err error)
+	onFlush    func(rows []JobRow, applied []bool, err error) (retry []bool)
 	mu         sync.Mutex
+	retryDelay time.Duration // before rows of a failed commit are written again; 0 while commits succeed
+	gaveUp     int           // rows given up on at close
+	lastErr    error         // of the last failed commit
 	pending    map[venue.JobID]*pendingRow
 	order      []venue.JobID // arrival order of pending ids
 	inflight   map[venue.JobID]bool
@@ -52,7 +65,15 @@ type pendingRow struct {
 	job    *venue.Job // encoded when flushed, so a replaced state costs nothing
 	ticket *ticket
 	due    time.Time // zero: write at once
+	tries  int       // failed writes of this row, when it is written again
 }
+
+// Bounds of writing rows again after a failed commit.
+const (
+	firstRetryDelay = 100 * time.Millisecond
+	maxRetryDelay   = 5 * time.Second
+	closeTries      = 3
+)
 
 // ticket is closed once the row it was issued for (or a later row of the
 // same job coalesced into it) is written or has failed to be.
@@ -90,7 +111,7 @@ func (t *ticket) wait(ctx context.Context) error {
 // maxBatch bounds one transaction so a burst cannot build a huge statement.
 const maxBatch = 512
 
-func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]JobRow, []bool, error)) *writer {
+func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]JobRow, []bool, error) []bool) *writer {
 	w := &writer{store: st, unfinished: unfinished, onFlush: onFlush, pending: map[venue.JobID]*pendingRow{},
 		inflight: map[venue.JobID]bool{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	for range flushers {
@@ -164,6 +185,10 @@ func (w *writer) loop() {
 				continue
 			case <-w.done:
 				if batch = w.take(maxBatch); len(batch) == 0 {
+					if d := w.untilRetry(); d > 0 {
+						time.Sleep(d) // rows of a failed commit, due later
+						continue
+					}
 					return
 				}
 			}
@@ -201,7 +226,7 @@ func (w *writer) take(max int) []*pendingRow {
 	rest := w.order[:0]
 	for _, id := range w.order {
 		p := w.pending[id]
-		waiting := !w.closed && p.due.After(now)
+		waiting := (!w.closed || p.tries > 0) && p.due.After(now)
 		if len(batch) == max || w.inflight[id] || waiting {
 			if waiting && (next.IsZero() || p.due.Before(next)) {
 				next = p.due
@@ -238,12 +263,58 @@ func (w *writer) flush(batch []*pendingRow) {
 		default:
 		}
 	}
-	w.onFlush(rows, applied, err)
+	retry := w.onFlush(rows, applied, err)
+	w.settle(batch, retry, err)
 	for i, p := range batch {
 		p.ticket.err, p.ticket.job, p.ticket.json = err, p.job, rows[i].Record
 		p.ticket.lost = err == nil && !applied[i]
 		close(p.ticket.done)
 	}
+}
+
+// settle queues again the rows of a failed commit that onFlush said must
+// still be written, and sets the delay before they are.
+func (w *writer) settle(batch []*pendingRow, retry []bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		w.retryDelay = 0
+		return
+	}
+	w.lastErr = err
+	w.retryDelay = min(max(2*w.retryDelay, firstRetryDelay), maxRetryDelay)
+	for i, p := range batch {
+		if i >= len(retry) || !retry[i] {
+			continue
+		}
+		if _, newer := w.pending[p.job.ID]; newer {
+			continue // a later state came: it holds this one in its prev chain
+		}
+		if w.closed && p.tries >= closeTries {
+			w.gaveUp++
+			continue
+		}
+		w.pending[p.job.ID] = &pendingRow{job: p.job, ticket: &ticket{done: make(chan struct{})}, due: time.Now().Add(w.retryDelay), tries: p.tries + 1}
+		w.order = append(w.order, p.job.ID)
+	}
+	w.armLocked(w.retryDelay)
+}
+
+// untilRetry is how long the closing writer waits before rows of a failed
+// commit fall due again; 0 if none wait.
+func (w *writer) untilRetry() time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var d time.Duration
+	for _, p := range w.pending {
+		if wait := time.Until(p.due); d == 0 || wait < d {
+			d = wait
+		}
+	}
+	if len(w.pending) > 0 {
+		return max(d, time.Millisecond)
+	}
+	return 0
 }
 
 // close writes out everything queued and stops the flushers.
@@ -258,5 +329,8 @@ func (w *writer) close() error {
 	close(w.done)
 	w.wake()
 	w.wg.Wait()
+	if w.gaveUp > 0 {
+		return fmt.Errorf("%d job records could not be stored before the venue stopped; the store keeps their earlier state: %w", w.gaveUp, w.lastErr)
+	}
 	return nil
 }

@@ -3,11 +3,16 @@ package sql
 import (
 	"context"
 	dbsql "database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 )
 
 // inTx runs fn in a write transaction and commits if it returns nil. On
@@ -53,10 +58,38 @@ func rollback(tx *sqlx.Tx, err error) error {
 
 // wrap adds context to a plumbing error. A *venue.Error passes unchanged: its
 // message is for the caller, who branches on its code.
+//
+// A store that cannot be reached (a refused or dropped connection, a server
+// shutting down or out of connections) is EUNAVAILABLE, which the doors
+// answer with 503 and Retry-After: a health check or a load balancer must
+// see "try later", not a 500, and the caller never sees the store's own
+// words (an address, a driver's message), which stay in the chain for the
+// operator's log.
 func wrap(err error, format string, args ...any) error {
 	var ve *venue.Error
 	if err == nil || errors.As(err, &ve) {
 		return err
 	}
-	return fmt.Errorf(format+": %w", append(args, err)...)
+	err = fmt.Errorf(format+": %w", append(args, err)...)
+	if unreachable(err) {
+		return fmt.Errorf("%w: %w", venue.Errorf(venue.EUNAVAILABLE, "The venue's store cannot be reached; try again shortly"), err)
+	}
+	return err
+}
+
+// unreachable reports whether err says the store could not be reached,
+// rather than that a statement failed.
+func unreachable(err error) bool {
+	var op *net.OpError
+	var pe *pq.Error
+	switch {
+	case errors.As(err, &op), errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
+		return true
+	case errors.As(err, &pe):
+		// 08: connection exception; 57P01-03: the server is shutting down
+		// or starting; 53300: it has no connection left.
+		return pe.Code.Class() == "08" || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03" || pe.Code == "53300"
+	}
+	return false
 }

@@ -74,11 +74,12 @@ func writeError(w http.ResponseWriter, err error) {
 	writeJSONError(w, statusOf(venue.ErrorCode(err)), venue.ErrorMessage(err))
 }
 
-// internal is err if the caller sees it only as "Internal error" (a store
-// that cannot be read, a bug), which the request log must then say in its
-// own words: nothing else does. Nil otherwise.
+// internal is err if the caller sees it only as "Internal error" (a bug,
+// a statement that failed) or "try again" (a store that cannot be reached),
+// which the request log must then say in its own words: nothing else does.
+// Nil otherwise.
 func internal(err error) error {
-	if err != nil && venue.ErrorCode(err) == venue.EINTERNAL {
+	if c := venue.ErrorCode(err); c == venue.EINTERNAL || c == venue.EUNAVAILABLE {
 		return err
 	}
 	return nil

@@ -102,8 +102,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		switch {
 		case sw.status >= 500 && r.Context().Err() != nil:
 			level = slog.LevelInfo // the client left before its answer: not the venue's failure
-		case sw.status >= 500 && b != nil && b.operation:
-			level = slog.LevelWarn
+		case sw.status >= 500 && b != nil && b.operation, sw.status == http.StatusServiceUnavailable:
+			level = slog.LevelWarn // an operation's failure; a bound met, or a store away, which the engine logs itself
 		case sw.status >= 500:
 			level = slog.LevelError
 		}
