@@ -68,6 +68,9 @@ func decodeInvokeSlow(b []byte) (invocation, error) {
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) && te.Field == "operation" {
+			return invocation{}, errNoOperation
+		}
 		return invocation{}, decodeError(err)
 	}
 	if len(bytes.TrimLeft(trimmed[dec.InputOffset():], " \t\r\n")) > 0 {
@@ -75,7 +78,7 @@ func decodeInvokeSlow(b []byte) (invocation, error) {
 	}
 	switch {
 	case body.Operation == nil:
-		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body: expected required property operation to be present")
+		return invocation{}, errNoOperation
 	case *body.Operation == "":
 		return invocation{}, venue.Errorf(venue.EINVALID, "Invalid request: body.operation: expected length >= 1")
 	}
@@ -136,6 +139,20 @@ func strictMembers(b []byte, known map[string]bool) error {
 		}
 	}
 	return nil
+}
+
+// errNoOperation answers a body whose operation is missing or not a
+// string, in the reference venue's words. /api/v1/run says "Run" instead
+// of "Invoke" (noOperation).
+var errNoOperation = venue.Errorf(venue.EINVALID, "Invoke request requires an 'operation' parameter as a String")
+
+// noOperation words errNoOperation for the endpoint: the reference venue
+// says "Run request requires ..." on /api/v1/run.
+func noOperation(err error, endpoint string) error {
+	if err == error(errNoOperation) && endpoint == "run" {
+		return venue.Errorf(venue.EINVALID, "Run request requires an 'operation' parameter as a String")
+	}
+	return err
 }
 
 var invokeMembers = map[string]bool{"operation": true, "input": true, "wait": true, "ucans": true, "private": true}

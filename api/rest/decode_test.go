@@ -19,9 +19,9 @@ func TestDecodeInvoke(t *testing.T) {
 		{"not an object", `[1]`, "", "body: expected object"},
 		{"a string", `"x"`, "", "body: expected object"},
 		{"trailing data", `{"operation": "a"} {}`, "", "unexpected data after the object"},
-		{"missing operation", `{"input": {}}`, "", "expected required property operation"},
+		{"missing operation", `{"input": {}}`, "", "Invoke request requires an 'operation' parameter as a String"},
 		{"empty operation", `{"operation": ""}`, "", "body.operation: expected length >= 1"},
-		{"operation not a string", `{"operation": 5}`, "", "body.operation: expected string"},
+		{"operation not a string", `{"operation": 5}`, "", "Invoke request requires an 'operation' parameter as a String"},
 		{"ucans not strings", `{"operation": "a", "ucans": [1]}`, "", "body.ucans"},
 		{"unknown field", `{"operation": "a", "inputs": {}}`, "", "body.inputs: unexpected property"},
 	} {

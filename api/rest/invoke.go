@@ -67,7 +67,7 @@ func (s *Server) documentInvokeBody(op *huma.Operation) {
 func (s *Server) run(ctx context.Context, in *RunInput) (*RunOutput, error) {
 	body, err := decodeInvoke(in.RawBody)
 	if err != nil {
-		return nil, toAPI(err)
+		return nil, toAPI(noOperation(err, "run"))
 	}
 	out, err := s.e.Run(ctx, runtime.InvokeRequest{Operation: body.Operation, Input: body.Input, UCANs: body.UCANs})
 	if err != nil {

@@ -87,6 +87,15 @@ func (s *Server) listOperations(ctx context.Context, _ *struct{}) (*ListOperatio
 
 func (s *Server) getOperation(ctx context.Context, in *GetOperationInput) (*GetOperationOutput, error) {
 	op, err := s.e.Operation(ctx, in.Name)
+	if venue.ErrorCode(err) == venue.ENOTFOUND && strings.HasPrefix(in.Name, "mcp:") {
+		// A bridged tool by the display name the listing gives it.
+		for _, b := range s.bridgedOps(ctx) {
+			if displayName(b) == in.Name {
+				op, err = b, nil
+				break
+			}
+		}
+	}
 	if err != nil {
 		return nil, toAPI(err)
 	}
@@ -95,11 +104,25 @@ func (s *Server) getOperation(ctx context.Context, in *GetOperationInput) (*GetO
 	return out, nil
 }
 
+// bridgedAdapter is the adapter of every bridged MCP tool.
+const bridgedAdapter = "mcp:call"
+
+// displayName is the name an entry lists: the catalog's "adapter:op", or
+// for a bridged tool "mcp:<its tool name>", since every bridged tool has
+// the one adapter mcp:call and the names of a listing must tell them apart
+// (and each must answer GET /api/v1/operations/{name}).
+func displayName(op *venue.Operation) string {
+	if op.Name == bridgedAdapter && op.ToolName != "" {
+		return "mcp:" + op.ToolName
+	}
+	return op.Name
+}
+
 func entryOf(op *venue.Operation) OperationEntry {
 	input := op.Input
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
 	}
-	return OperationEntry{Name: op.Name, Path: op.Path, Title: op.Title, Description: strings.TrimSpace(op.Description),
+	return OperationEntry{Name: displayName(op), Path: op.Path, Title: op.Title, Description: strings.TrimSpace(op.Description),
 		Keywords: op.Keywords, Adapter: op.Adapter, Asset: op.Asset.String(), Input: input, Output: op.Output}
 }

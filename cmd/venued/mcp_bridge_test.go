@@ -171,6 +171,20 @@ func TestMCPBridge_UserScope(t *testing.T) {
 		if got, want := opsCount(t, c), opsCount(t, other)+3; got != want || len(mine) != want {
 			t.Fatalf("stats.ops = %d for the bridge's owner (listing %d), want %d", got, len(mine), want)
 		}
+		// Each bridged tool lists a display name of its own, which names it
+		// to GET /api/v1/operations/{name} as a catalog display name does.
+		if got := mine["o/mcp/vendor/echo"]["name"]; got != "mcp:vendor_echo" {
+			t.Fatalf("display name of the bridged echo: %v, want mcp:vendor_echo", got)
+		}
+		var one map[string]any
+		if r := c.do(t, "GET", "/api/v1/operations/mcp:vendor_echo", nil); r.status != 200 {
+			t.Fatalf("GET /api/v1/operations/mcp:vendor_echo: %d %s", r.status, r.body)
+		} else if r.json(t, &one); one["path"] != "o/mcp/vendor/echo" {
+			t.Fatalf("GET /api/v1/operations/mcp:vendor_echo names %v", one["path"])
+		}
+		if r := other.do(t, "GET", "/api/v1/operations/mcp:vendor_echo", nil); r.status != 404 {
+			t.Fatalf("another user's GET of the bridged tool by name: %d %s", r.status, r.body)
+		}
 		if r := other.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/vendor/echo","input":{"message":"x"}}`); r.status != 400 {
 			t.Fatalf("another user invoking the bridge: %d %s", r.status, r.body)
 		}
