@@ -268,6 +268,7 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 		}
 	}
 	n = rec.Next(s, e.ms())
+	n.Version = rec.Version + storedStep
 	if edit != nil {
 		edit(n)
 	}
@@ -290,6 +291,17 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 	}
 	return n, false, nil
 }
+
+// storedStep is how far a command on a stored record moves the job's
+// version. The store keeps a row with a greater version than its own, and
+// the node running the job moves it on in memory, a version at a time,
+// faster than its rows reach the store, and writes several moves as one
+// row (STARTED and INPUT_REQUIRED as version 3). A command here on the
+// stored version 1, written as version 2, was then overwritten by that
+// version 3 as if it came after it: a pause answered PAUSED was lost. Past
+// every version the running node can reach before it hears of the command,
+// the command's row wins, and the node's next write loses and adopts it.
+const storedStep = 1 << 20
 
 // adoptStored takes over execution of a stored job that was resumed here,
 // counted in e.held already.

@@ -344,6 +344,24 @@ func stressJobs(t *testing.T, a, b *harness, live *liveRuns, n int, d time.Durat
 	}
 }
 
+// TestRace_StressTwoNodes is the stress with jobs invoked on node A and
+// commanded on both A and B, sharing Postgres.
+func TestRace_StressTwoNodes(t *testing.T) {
+	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
+	open := func() *sql.Store {
+		st, err := sql.Open(context.Background(), dsn, sql.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	live := &liveRuns{}
+	a := stressEngine(t, open(), live)
+	b := stressEngine(t, open(), live)
+	stressJobs(t, a, b, live, 16, 3*time.Second)
+}
+
 // TestRace_ResumesOnTwoNodesLeaveNoOrphan: pauses and resumes of one job
 // sent at once to two nodes. Whatever wins, once the job is cancelled no
 // execution of it may go on, and neither node may count it.

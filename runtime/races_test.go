@@ -80,3 +80,87 @@ func TestRace_DeletedJobComesBack(t *testing.T) {
 		t.Fatalf("the job deleted on b is back: %v (chain %v), err %v", got.Status, statuses(got), err)
 	}
 }
+
+// TestRace_PauseOnOtherNodeLost: node B pauses a job (200, PAUSED v2) that
+// node A runs and has moved on twice in memory (STARTED v2 lazily, then
+// INPUT_REQUIRED v3, one write). A's v3 replaces B's v2: the store's rule
+// (greater version, not terminal) cannot tell a successor from a rival.
+// The pause answered PAUSED is gone from the record, the job never paused,
+// and a resume now answers 409.
+func TestRace_PauseOnOtherNodeLost(t *testing.T) {
+	a, b, slow := twoNodes(t)
+	slow.writeDelay.Store(int64(300 * time.Millisecond))
+	j := a.invoke(t, "v/test/ops/ask", `{}`, 0) // PENDING v1 is written at once
+	got, err := b.Pause(b.alice, j.ID)
+	if err != nil || got.Status != venue.StatusPaused {
+		t.Fatalf("pause on b: %v %v", got, err)
+	}
+	time.Sleep(time.Second)
+	slow.writeDelay.Store(0)
+	for _, h := range []*harness{a, b} {
+		rec, err := h.Job(h.alice, j.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Status != venue.StatusPaused {
+			t.Errorf("pause answered PAUSED, but the job is %s, chain %v", rec.Status, statuses(rec))
+		}
+	}
+	if _, err := b.Resume(b.alice, j.ID); err != nil {
+		t.Errorf("resume of the job paused: %v", err)
+	}
+}
+
+// TestRace_CrossNodeNoDelays runs the two races above with no delay put in,
+// many jobs at once: the ordinary timing of two nodes loses pauses (and,
+// less often, brings deleted jobs back).
+func TestRace_CrossNodeNoDelays(t *testing.T) {
+	a, b, _ := twoNodes(t)
+	const n = 40
+	type res struct {
+		pauseLost, back bool
+		msg             string
+	}
+	out := make(chan res, 2*n)
+	for i := 0; i < n; i++ {
+		go func() {
+			j := a.invoke(t, "v/test/ops/ask", `{}`, 0)
+			p, err := b.Pause(b.alice, j.ID)
+			if err != nil || p.Status != venue.StatusPaused {
+				out <- res{} // the pause judged the job moved on: fair
+				return
+			}
+			time.Sleep(500 * time.Millisecond)
+			rec, _ := b.Job(b.alice, j.ID)
+			out <- res{pauseLost: rec.Status != venue.StatusPaused, msg: string(rec.Status)}
+		}()
+		go func() {
+			j := a.invoke(t, "v/test/ops/delay", `{"ms": 400}`, 0)
+			b.waitStatus(t, j.ID, venue.StatusStarted)
+			if _, err := b.Cancel(b.alice, j.ID); err != nil {
+				out <- res{msg: err.Error()}
+				return
+			}
+			if err := b.DeleteJob(b.alice, j.ID); err != nil {
+				out <- res{msg: err.Error()}
+				return
+			}
+			time.Sleep(time.Second)
+			_, err := b.Job(b.alice, j.ID)
+			out <- res{back: venue.ErrorCode(err) != venue.ENOTFOUND}
+		}()
+	}
+	lost, back := 0, 0
+	for i := 0; i < 2*n; i++ {
+		r := <-out
+		if r.pauseLost {
+			lost++
+		}
+		if r.back {
+			back++
+		}
+	}
+	if lost > 0 || back > 0 {
+		t.Fatalf("of %d pauses on b answered PAUSED, %d were lost; of %d jobs deleted on b, %d came back", n, lost, n, back)
+	}
+}
