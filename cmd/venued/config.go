@@ -330,7 +330,7 @@ func (c Config) validate() error {
 	if _, err := c.level(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.LogFormat != "text" && c.LogFormat != "json" {
+	if f := strings.ToLower(c.LogFormat); f != "text" && f != "json" { // any case, as logLevel
 		errs = append(errs, fmt.Errorf("logFormat %q: want text or json", c.LogFormat))
 	}
 	if c.WasmMemoryMiB != 0 && (c.WasmMemoryMiB < 4 || c.WasmMemoryMiB > 4096) {

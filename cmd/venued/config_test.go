@@ -68,6 +68,7 @@ func TestLoadConfig(t *testing.T) {
 		{"a retention under a minute", nil, env("VENUE_JOB_RETENTION", "30s"), nil, `jobRetention "30s": want a duration of at least a minute`},
 		{"a retention that is not a duration", nil, env("VENUE_JOB_RETENTION", "a month"), nil, `jobRetention "a month"`},
 		{"a retention of negative days", nil, env("VENUE_JOB_RETENTION", "-3d"), nil, `jobRetention "-3d"`},
+		{"a log format in capitals, as a level may be", nil, env("VENUE_LOG_FORMAT", "JSON", "VENUE_LOG_LEVEL", "DEBUG"), func(c Config) bool { return c.LogFormat == "JSON" }, ""},
 		{"a connection bound from env", nil, env("VENUE_MAX_CONNECTIONS", "64"), func(c Config) bool { return c.maxConnections() == 64 }, ""},
 		{"the default connection bound leaves files over", nil, env(), func(c Config) bool { n := c.maxConnections(); return n >= 16 && n <= 10_000 }, ""},
 		{"a bad connection bound", nil, env("VENUE_MAX_CONNECTIONS", "lots"), nil, `VENUE_MAX_CONNECTIONS="lots"`},

@@ -53,7 +53,7 @@ func NewMain(cfg Config) *Main {
 	level, _ := cfg.level()
 	opts := &slog.HandlerOptions{Level: level}
 	var h slog.Handler = slog.NewTextHandler(os.Stderr, opts)
-	if cfg.LogFormat == "json" {
+	if strings.EqualFold(cfg.LogFormat, "json") {
 		h = slog.NewJSONHandler(os.Stderr, opts)
 	}
 	return &Main{Config: cfg, Logger: slog.New(h)}

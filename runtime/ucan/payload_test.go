@@ -39,6 +39,9 @@ func TestVerifier_Payload(t *testing.T) {
 	claims := func(extra string) string {
 		return `{"iss":"` + alice.did + `","aud":"` + bob.did + `","att":[{"with":"` + alice.did + `/w/notes","can":"crud/read"` + extra + `}],"exp":` + strconv.FormatInt(exp, 10)
 	}
+	withExp := func(exp string) string {
+		return `{"iss":"` + alice.did + `","aud":"` + bob.did + `","att":[{"with":"` + alice.did + `/w/notes","can":"crud/read"}],"exp":` + exp + `}`
+	}
 	v := &Verifier{}
 	for _, tc := range []struct {
 		name, header, claims, wantCode, wantMsg string
@@ -57,6 +60,10 @@ func TestVerifier_Payload(t *testing.T) {
 		{"with in another case", head, claims(`,"WITH":"`+alice.did+`/w/private"`) + `}`, venue.EINVALID, `"WITH" is not "with"`},
 		{"caveats", head, claims(`,"nb":{"maxBytes":10}`) + `}`, venue.EINVALID, "caveats (nb)"},
 		{"kid of another key", `{"alg":"EdDSA","kid":"` + venue.Multikey(mallory.key.Public().(ed25519.PublicKey)) + `"}`, claims("") + `}`, venue.EFORBIDDEN, "kid names another key"},
+		{"exp in quotes", head, withExp(`"` + strconv.FormatInt(exp, 10) + `"`), venue.EINVALID, "UCAN exp is"},
+		{"exp past any time", head, withExp(`1e300`), venue.EINVALID, "whole seconds since 1970"},
+		{"exp with a fraction", head, withExp(strconv.FormatInt(exp, 10) + `.5`), venue.EINVALID, "whole seconds since 1970"},
+		{"nbf before 1970", head, claims("") + `,"nbf":-5}`, venue.EINVALID, "UCAN nbf is -5"},
 		{"alg none", `{"alg":"none"}`, claims("") + `}`, venue.EINVALID, `alg "none": this venue accepts only EdDSA`},
 		{"alg HS256", `{"alg":"HS256"}`, claims("") + `}`, venue.EINVALID, `alg "HS256": this venue accepts only EdDSA`},
 	} {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -246,9 +247,19 @@ func checkPayload(token string) error {
 	}
 	var att struct {
 		Att []json.RawMessage `json:"att"`
+		Exp json.RawMessage   `json:"exp"`
+		Nbf json.RawMessage   `json:"nbf"`
 	}
 	if json.Unmarshal(payload, &att) != nil {
 		return nil // the parser words it
+	}
+	for _, t := range []struct {
+		name string
+		v    json.RawMessage
+	}{{"exp", att.Exp}, {"nbf", att.Nbf}} {
+		if len(t.v) > 0 && string(t.v) != "null" && !seconds(t.v) {
+			return venue.Errorf(venue.EINVALID, "UCAN %s is %s: write it as whole seconds since 1970, a JSON number such as 1767225600", t.name, clip(string(t.v)))
+		}
 	}
 	for i, g := range att.Att {
 		if got, want := jsonscan.CaseVariant(g, grantNames); got != "" {
@@ -263,6 +274,19 @@ func checkPayload(token string) error {
 	}
 	return nil
 }
+
+// seconds reports whether v is a JSON number of whole seconds a time can
+// hold: the JWT parser also takes a numeral in quotes, and fractions and
+// exponents, and reads 1e300 as an instant long past, which a venue would
+// then refuse as expired.
+func seconds(v json.RawMessage) bool {
+	n, err := strconv.ParseInt(string(v), 10, 64)
+	return err == nil && n >= 0 && n <= maxSeconds
+}
+
+// maxSeconds is the last second of the year 9999, past which times do not
+// format.
+const maxSeconds = 253402300799
 
 // noCaveats reports whether nb, a grant's caveats, restricts nothing:
 // absent, null, {}, [] or [{}] (UCAN 0.10 writes "no caveats" as [{}]).
