@@ -45,6 +45,11 @@ type Options struct {
 	// stored before. What would take an owner past it fails with
 	// ETOOLARGE. 0 is no bound.
 	MaxUserAssetsBytes int64
+
+	// ConnectWait is how long Open waits for a PostgreSQL that cannot be
+	// reached yet (started beside the venue, restarting), trying again
+	// every second; 0 fails at once.
+	ConnectWait time.Duration
 }
 
 // Store is the venue's store over SQLite or Postgres. It is safe for
@@ -57,8 +62,9 @@ type Store struct {
 	node string
 	dsn  string // the Postgres DSN, for listeners
 
-	maxValues int64 // Options.MaxUserValuesBytes
-	maxAssets int64 // Options.MaxUserAssetsBytes
+	maxValues int64         // Options.MaxUserValuesBytes
+	maxAssets int64         // Options.MaxUserAssetsBytes
+	wait      time.Duration // Options.ConnectWait
 
 	tmpDir string   // the ephemeral store's directory, removed by Close
 	lock   *os.File // a durable SQLite store's lock (lockFile), released by Close
@@ -86,7 +92,7 @@ type Store struct {
 // Postgres; anything else is the path of a durable SQLite file
 // (a "file:" prefix is allowed), whose directory is created if missing.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
-	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, maxAssets: opts.MaxUserAssetsBytes, done: make(chan struct{}), peers: newPeers()}
+	s := &Store{log: opts.Logger, node: opts.NodeID, maxValues: opts.MaxUserValuesBytes, maxAssets: opts.MaxUserAssetsBytes, wait: opts.ConnectWait, done: make(chan struct{}), peers: newPeers()}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	dbsql "database/sql"
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -50,7 +51,7 @@ func (s *Store) openPostgres(ctx context.Context, dsn string) error {
 	db.SetMaxIdleConns(16)
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	var schema dbsql.NullString
-	if err := db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+	if err := s.firstQuery(ctx, func() error { return db.QueryRowContext(ctx, "SELECT current_schema()").Scan(&schema) }); err != nil {
 		return err
 	}
 	if !schema.Valid {
@@ -58,6 +59,32 @@ func (s *Store) openPostgres(ctx context.Context, dsn string) error {
 	}
 	s.channel = channelFor(schema.String)
 	return nil
+}
+
+// firstQuery runs q, trying again every second for up to
+// Options.ConnectWait while the server cannot be reached: a venue started
+// beside its PostgreSQL (compose, a restart of both) would otherwise exit
+// at once. A refusal that is no outage (a wrong password, no such
+// database) fails at once.
+func (s *Store) firstQuery(ctx context.Context, q func() error) error {
+	deadline := time.Now().Add(s.wait)
+	for tries := 0; ; tries++ {
+		err := q()
+		if err == nil || !unreachable(err) || time.Now().After(deadline) {
+			if err != nil && tries > 0 {
+				return fmt.Errorf("after waiting %s: %w", s.wait, err)
+			}
+			return err
+		}
+		if tries == 0 {
+			s.log.Info("waiting for PostgreSQL to accept connections", "for", s.wait, "err", err)
+		}
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return err
+		}
+	}
 }
 
 // dsnError keeps the password of a DSN that does not parse out of the

@@ -1,15 +1,20 @@
 package sql
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
+	"strings"
 	"syscall"
 	"testing"
-
-	"database/sql/driver"
+	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/sql/sqltest"
 	"github.com/lib/pq"
 )
 
@@ -45,4 +50,64 @@ func TestWrap_Unreachable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpen_WaitsForPostgres: a PostgreSQL that starts accepting
+// connections within ConnectWait is waited for; one that does not fails
+// after the wait, saying so.
+func TestOpen_WaitsForPostgres(t *testing.T) {
+	base := sqltest.PostgresDSN(t, true)
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there yet
+	u.Host = addr
+	dsn := u.String()
+
+	_, err = Open(context.Background(), dsn, Options{ConnectWait: 1500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "after waiting 1.5s") {
+		t.Fatalf("a server that never comes: %v", err)
+	}
+	go func() { // the server comes after a second: a forwarder to the real one
+		time.Sleep(time.Second)
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return
+		}
+		t.Cleanup(func() { ln.Close() })
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go forward(c, target)
+		}
+	}()
+	start := time.Now()
+	st, err := Open(context.Background(), dsn, Options{ConnectWait: 10 * time.Second})
+	if err != nil {
+		t.Fatalf("a server that comes within the wait: %v", err)
+	}
+	st.Close()
+	if d := time.Since(start); d < 900*time.Millisecond {
+		t.Fatalf("opened after %s, before the server came", d)
+	}
+}
+
+func forward(c net.Conn, target string) {
+	defer c.Close()
+	s, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer s.Close()
+	go io.Copy(s, c)
+	io.Copy(c, s)
 }

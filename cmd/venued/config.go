@@ -31,6 +31,7 @@ type Config struct {
 	URL             string            `json:"url"`                // public base URL; default http://<listen address>
 	Name            string            `json:"name"`               // venue name; default "Venue"
 	Store           string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
+	StoreWait       string            `json:"storeWait"`          // how long to wait at start for a PostgreSQL not reachable yet; default 30s, "0" none
 	Seed            string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
 	Workers         int               `json:"workers"`            // jobs executing at once; default 64
 	CallerWorkers   int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
@@ -183,7 +184,7 @@ func kindWord(k reflect.Kind) string {
 // applyEnv applies VENUE_<KEY> overrides, one per config key.
 func applyEnv(cfg *Config, getenv func(string) string) error {
 	str := map[string]*string{"VENUE_LISTEN": &cfg.Listen, "VENUE_URL": &cfg.URL, "VENUE_NAME": &cfg.Name,
-		"VENUE_STORE": &cfg.Store, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_JOB_RETENTION": &cfg.JobRetention, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
+		"VENUE_STORE": &cfg.Store, "VENUE_STORE_WAIT": &cfg.StoreWait, "VENUE_SEED": &cfg.Seed, "VENUE_JOB_TIMEOUT": &cfg.JobTimeout, "VENUE_JOB_RETENTION": &cfg.JobRetention, "VENUE_BODY_TIMEOUT": &cfg.BodyTimeout,
 		"VENUE_LOG_LEVEL": &cfg.LogLevel, "VENUE_ANONYMOUS": &cfg.Auth.Anonymous, "VENUE_LOG_FORMAT": &cfg.LogFormat, "VENUE_WASM_CACHE_DIR": &cfg.WasmCacheDir}
 	for k, dst := range str {
 		if v := getenv(k); v != "" {
@@ -204,7 +205,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 // envKeys are the VENUE_* variables the venue reads (applyEnv and
 // applyEnvNumbers and applyEnvSwitches, each named in README's table), and
 // those its tests and benchmark read, which a developer's shell may hold.
-var envKeys = map[string]bool{"VENUE_LISTEN": true, "VENUE_URL": true, "VENUE_NAME": true, "VENUE_STORE": true, "VENUE_SEED": true,
+var envKeys = map[string]bool{"VENUE_LISTEN": true, "VENUE_URL": true, "VENUE_NAME": true, "VENUE_STORE": true, "VENUE_STORE_WAIT": true, "VENUE_SEED": true,
 	"VENUE_WORKERS": true, "VENUE_CALLER_WORKERS": true, "VENUE_UPLOADED_WORKERS": true, "VENUE_MAX_JOBS": true, "VENUE_MAX_CALLER_JOBS": true,
 	"VENUE_MAX_JOB_BYTES": true, "VENUE_MAX_CALLER_BYTES": true, "VENUE_TEST_OPS": true, "VENUE_JOB_TIMEOUT": true, "VENUE_JOB_RETENTION": true,
 	"VENUE_MAX_CONTENT_SIZE": true, "VENUE_MAX_USER_VALUES_BYTES": true, "VENUE_MAX_USER_ASSETS_BYTES": true, "VENUE_MAX_BODY_BYTES": true,
@@ -319,6 +320,9 @@ func (c Config) validate() error {
 	if _, err := parseRetention(c.JobRetention); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := parseWait(c.StoreWait); err != nil {
+		errs = append(errs, err)
+	}
 	if c.BodyTimeout != "" {
 		if d, err := time.ParseDuration(c.BodyTimeout); err != nil || d <= 0 {
 			errs = append(errs, fmt.Errorf("bodyTimeout %q: want a duration such as 30s", c.BodyTimeout))
@@ -416,6 +420,28 @@ func (c Config) jobTimeout() time.Duration {
 func (c Config) jobRetention() time.Duration {
 	d, _ := parseRetention(c.JobRetention)
 	return d
+}
+
+// storeWait is how long the start waits for a PostgreSQL that cannot be
+// reached yet.
+func (c Config) storeWait() time.Duration {
+	d, _ := parseWait(c.StoreWait)
+	return d
+}
+
+// parseWait reads storeWait: a Go duration, "0" for none, 30s if empty.
+func parseWait(s string) (time.Duration, error) {
+	switch s {
+	case "":
+		return 30 * time.Second, nil
+	case "0":
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 || d > 24*time.Hour {
+		return 0, fmt.Errorf("storeWait %q: want a duration such as 30s or 2m (at most 24h), or 0 not to wait", s)
+	}
+	return d, nil
 }
 
 // parseRetention reads jobRetention: a Go duration ("720h") or whole days

@@ -45,7 +45,7 @@ func TestMain_PostgresThatIsDown(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // nothing listens there now
 	cfg := defaultConfig()
-	cfg.Listen, cfg.Store = "127.0.0.1:0", "postgres://venue:s3cret@"+addr+"/venue?sslmode=disable"
+	cfg.Listen, cfg.Store, cfg.StoreWait = "127.0.0.1:0", "postgres://venue:s3cret@"+addr+"/venue?sslmode=disable", "0"
 	msg := startFails(t, cfg).Error()
 	if !strings.Contains(msg, "open store") || !strings.Contains(msg, "postgres://venue:xxxxx@"+addr+"/venue") || strings.Contains(msg, "s3cret") {
 		t.Fatalf("%q does not name the store it could not reach, or quotes its password", msg)

@@ -138,7 +138,7 @@ func (m *Main) build(ctx context.Context) (http.Handler, error) {
 	if err := checkStorePath(m.Config.Store); err != nil {
 		return nil, err
 	}
-	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30),
+	st, err := sql.Open(ctx, m.Config.Store, sql.Options{Logger: m.Logger, ConnectWait: m.Config.storeWait(), MaxUserValuesBytes: cmp.Or(m.Config.MaxUserValues, 1<<30),
 		MaxUserAssetsBytes: cmp.Or(m.Config.MaxUserAssets, defaultMaxUserAssets)})
 	if err != nil {
 		if dsn, isPostgres := redactDSN(m.Config.Store); isPostgres {
