@@ -87,8 +87,8 @@ func (s *Server) listOperations(ctx context.Context, _ *struct{}) (*ListOperatio
 
 func (s *Server) getOperation(ctx context.Context, in *GetOperationInput) (*GetOperationOutput, error) {
 	op, err := s.e.Operation(ctx, in.Name)
-	if venue.ErrorCode(err) == venue.ENOTFOUND && strings.HasPrefix(in.Name, "mcp:") {
-		// A bridged tool by the display name the listing gives it.
+	if venue.ErrorCode(err) == venue.ENOTFOUND && (strings.HasPrefix(in.Name, "mcp:") || strings.HasPrefix(in.Name, "o:")) {
+		// A bridged tool or a pin by the display name the listing gives it.
 		for _, b := range s.bridgedOps(ctx) {
 			if displayName(b) == in.Name {
 				op, err = b, nil

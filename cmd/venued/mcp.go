@@ -153,9 +153,20 @@ func (l *mcpLink) toolsChanged() {
 	}
 }
 
-// bridged lists the bridged MCP tools a caller sees, for the MCP door.
+// bridged lists the operations a caller sees beyond the catalog, for the
+// doors: the bridged MCP tools, then the caller's pins.
 type bridged struct{ e *runtime.Engine }
 
 func (b bridged) BridgedOperations(ctx context.Context) ([]*venue.Operation, error) {
-	return mcpbridge.Operations(ctx, b.e)
+	ops, err := mcpbridge.Operations(ctx, b.e)
+	if err != nil {
+		return nil, err
+	}
+	pins, err := b.e.PinnedOperations(ctx)
+	if c := venue.ErrorCode(err); c == venue.EFORBIDDEN || c == venue.EUNAUTHORIZED {
+		return ops, nil // a caller that may not read o/ (anonymous, a confined token) still sees the bridges
+	} else if err != nil {
+		return nil, err
+	}
+	return append(ops, pins...), nil
 }

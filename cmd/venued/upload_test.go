@@ -78,6 +78,21 @@ func TestWasm_ExampleInC(t *testing.T) {
 		if r := c.run(t, "o/wordcount", `{"text": "one two three"}`); string(r.body) != `{"words":3,"lines":0,"bytes":13}` {
 			t.Fatalf("by pin: %d %s", r.status, r.body)
 		}
+		// The pin is the caller's tool, and an entry of its listing.
+		sess := mcpSession(t, m, "")
+		tool := toolNames(t, sess)["wordcount"]
+		if tool == nil || !strings.Contains(string(mustJSON(tool.InputSchema)), `"text"`) {
+			t.Fatalf("tools/list has no wordcount tool with the module's input schema: %+v", tool)
+		}
+		if res := callTool(t, sess, "wordcount", map[string]any{"text": "a b"}); res.IsError || !strings.Contains(resultText(res), `"words":2`) {
+			t.Fatalf("tools/call wordcount: %+v %s", res, resultText(res))
+		}
+		var entry struct{ Name, Path, Description string }
+		if r := c.do(t, "GET", "/api/v1/operations/o:wordcount", nil); r.status != 200 {
+			t.Fatalf("GET /api/v1/operations/o:wordcount: %d %s", r.status, r.body)
+		} else if r.json(t, &entry); entry.Path != "o/wordcount" || entry.Name != "o:wordcount" {
+			t.Fatalf("the pin's entry: %+v", entry)
+		}
 	})
 }
 
