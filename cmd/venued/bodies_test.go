@@ -209,7 +209,12 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 	}
 	defer conn.Close()
 	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, m.Addr)
-	time.Sleep(300 * time.Millisecond) // it is served, and stalls in the socket
+	first := bufio.NewReader(conn)
+	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
+	if _, err := first.Peek(1); err != nil { // it is served, and stalls in the socket
+		t.Fatal(err)
+	}
+	conn.SetReadDeadline(time.Time{})
 
 	start := time.Now()
 	waited := c.do(t, "GET", path, nil)
@@ -219,7 +224,7 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Fatalf("refused after %s, want it to wait bodyTimeout first", d)
 	}
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	resp, err := http.ReadResponse(first, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
