@@ -42,7 +42,6 @@ type job struct {
 	gone      bool        // moved is closed
 	closed    bool        // done is closed
 	uncounted bool        // unfinished no longer counts j
-	letGo     bool        // paused, it left this node: commands go to its stored record
 	pauseEnd  *time.Timer // fails the job if it stays paused too long (letGoPaused)
 	// handed is set once the executor of an Outliver's job has recorded
 	// what the job waits on in the store (Env.HandOver): from then on a

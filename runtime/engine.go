@@ -183,7 +183,7 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	e.counts = newRecounts(bg, e.now, recountKeys)
 	e.workers = newWorkers(min(cfg.Workers, maxIdleWorkers), bg.Done())
 	e.held = newHeldJobs(held{cfg.MaxJobs, cfg.MaxJobBytes}, held{cfg.MaxCallerJobs, cfg.MaxCallerBytes})
-	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed)
+	e.writer = newWriter(deps.Store, cfg.Flushers, func() int { return int(e.unfinished.Load()) }, e.flushed, e.log)
 	if err := e.recover(ctx); err != nil {
 		stop()
 		e.writer.close()

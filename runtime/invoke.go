@@ -332,6 +332,9 @@ func (e *Engine) forsake(j *job) {
 	j.run++ // what its execution still reports counts for nothing
 	e.jobs.drop(j)
 	e.uncount(j)
+	// A later state it reached meanwhile, queued, would store a record
+	// nobody runs and nobody has the id of.
+	e.writer.forget(j.id, venue.Errorf(venue.EUNAVAILABLE, "The job was given up: its record could not be stored"))
 }
 
 // storeFailed words a failed write of a job record; an unavailable store

@@ -87,6 +87,10 @@ func (e *Engine) deleted(j *job) {
 	j.run++
 	e.jobs.drop(j)
 	e.ended(j)
+	// A row of it still queued here would insert the record again (the
+	// store inserts a job it does not find); one already on its way may
+	// still, which the other node's delete cannot prevent.
+	e.writer.forget(j.id, venue.Errorf(venue.ENOTFOUND, "Job not found: %s (deleted on another node)", j.id))
 }
 
 // lose is adopt for a job whose own write the store did not apply: another

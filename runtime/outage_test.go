@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,7 +24,9 @@ type outageStore struct {
 
 func (o *outageStore) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, error) {
 	if o.down.Load() {
-		return nil, errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+		// As the store words it (sql.wrap): unavailable, its cause below.
+		return nil, fmt.Errorf("%w: write jobs: %w", venue.Errorf(venue.EUNAVAILABLE, "The venue's store cannot be reached; try again shortly"),
+			errors.New("dial tcp 127.0.0.1:5432: connect: connection refused"))
 	}
 	return o.Store.WriteJobs(ctx, rows)
 }
@@ -95,7 +98,7 @@ func TestOutage_WaitedJobsNeverStoredAreLetGo(t *testing.T) {
 	o.down.Store(true)
 	for range 20 {
 		_, err := h.Invoke(h.alice, runtime.InvokeRequest{Operation: "v/test/ops/echo", Input: json.RawMessage(`{"n": 1}`), Wait: time.Minute})
-		if venue.ErrorCode(err) != venue.EUNAVAILABLE || errContains(err, "5432") {
+		if venue.ErrorCode(err) != venue.EUNAVAILABLE || strings.Contains(venue.ErrorMessage(err), "5432") {
 			t.Fatalf("invoke while the store is away: %v, want 503 not naming the store's address", err)
 		}
 	}

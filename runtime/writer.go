@@ -3,6 +3,8 @@ package runtime
 import (
 	"context"
 	"fmt"
+	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,6 +38,7 @@ type writer struct {
 	unfinished func() int // jobs not yet finished, each with a row still to come
 	onFlush    func(rows []JobRow, applied []bool, err error) (retry []bool)
 	mu         sync.Mutex
+	log        *slog.Logger
 	retryDelay time.Duration // before rows of a failed commit are written again; 0 while commits succeed
 	gaveUp     int           // rows given up on at close
 	lastErr    error         // of the last failed commit
@@ -62,17 +65,20 @@ const gatherDelay = 300 * time.Microsecond
 const gatherTarget = 64
 
 type pendingRow struct {
-	job    *venue.Job // encoded when flushed, so a replaced state costs nothing
-	ticket *ticket
-	due    time.Time // zero: write at once
-	tries  int       // failed writes of this row, when it is written again
+	job     *venue.Job // encoded when flushed, so a replaced state costs nothing
+	ticket  *ticket
+	due     time.Time // zero: write at once
+	tries   int       // failed writes of this row, when it is written again
+	closing int       // of them, since the writer began closing
 }
 
 // Bounds of writing rows again after a failed commit.
 const (
 	firstRetryDelay = 100 * time.Millisecond
 	maxRetryDelay   = 5 * time.Second
-	closeTries      = 3
+	closeTries      = 3                      // more tries of each row once closing
+	closeRetryDelay = 500 * time.Millisecond // between them
+	maxTries        = 8                      // of a row whose commit failed with the store reachable
 )
 
 // ticket is closed once the row it was issued for (or a later row of the
@@ -111,8 +117,8 @@ func (t *ticket) wait(ctx context.Context) error {
 // maxBatch bounds one transaction so a burst cannot build a huge statement.
 const maxBatch = 512
 
-func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]JobRow, []bool, error) []bool) *writer {
-	w := &writer{store: st, unfinished: unfinished, onFlush: onFlush, pending: map[venue.JobID]*pendingRow{},
+func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]JobRow, []bool, error) []bool, log *slog.Logger) *writer {
+	w := &writer{store: st, unfinished: unfinished, onFlush: onFlush, log: log, pending: map[venue.JobID]*pendingRow{},
 		inflight: map[venue.JobID]bool{}, kick: make(chan struct{}, 1), done: make(chan struct{})}
 	for range flushers {
 		w.wg.Add(1)
@@ -251,20 +257,13 @@ func (w *writer) flush(batch []*pendingRow) {
 		rows[i] = rowOf(p.job)
 	}
 	applied, err := w.store.WriteJobs(context.Background(), rows)
-	w.mu.Lock()
-	for _, r := range rows {
-		delete(w.inflight, r.ID)
-	}
-	more := len(w.order) > 0
-	w.mu.Unlock()
-	if more {
-		select {
-		case w.kick <- struct{}{}:
-		default:
-		}
-	}
+	// The batch's ids stay in flight until its failed rows are queued
+	// again: another flusher must not take a newer state of one of them
+	// meanwhile, which settle would then overtake with the older row.
 	retry := w.onFlush(rows, applied, err)
-	w.settle(batch, retry, err)
+	if w.settle(batch, retry, err) {
+		w.wake()
+	}
 	for i, p := range batch {
 		p.ticket.err, p.ticket.job, p.ticket.json = err, p.job, rows[i].Record
 		p.ticket.lost = err == nil && !applied[i]
@@ -272,17 +271,30 @@ func (w *writer) flush(batch []*pendingRow) {
 	}
 }
 
-// settle queues again the rows of a failed commit that onFlush said must
-// still be written, and sets the delay before they are.
-func (w *writer) settle(batch []*pendingRow, retry []bool, err error) {
+// settle ends the batch's flight, queues again the rows of a failed commit
+// that onFlush said must still be written, and sets the delay before they
+// are. It reports whether other rows wait.
+func (w *writer) settle(batch []*pendingRow, retry []bool, err error) (more bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	for _, p := range batch {
+		delete(w.inflight, p.job.ID)
+	}
+	more = len(w.order) > 0
 	if err == nil {
 		w.retryDelay = 0
-		return
+		return more
 	}
 	w.lastErr = err
 	w.retryDelay = min(max(2*w.retryDelay, firstRetryDelay), maxRetryDelay)
+	delay := w.retryDelay
+	if w.closed {
+		delay = min(delay, closeRetryDelay) // a close waits for these
+	}
+	// A store away fails every commit until it is back; any other failure
+	// may be the batch's own (a row the server refuses), and retrying it for
+	// ever would fail every row batched with it.
+	away := venue.ErrorCode(err) == venue.EUNAVAILABLE
 	for i, p := range batch {
 		if i >= len(retry) || !retry[i] {
 			continue
@@ -290,14 +302,20 @@ func (w *writer) settle(batch []*pendingRow, retry []bool, err error) {
 		if _, newer := w.pending[p.job.ID]; newer {
 			continue // a later state came: it holds this one in its prev chain
 		}
-		if w.closed && p.tries >= closeTries {
+		closing := p.closing
+		if w.closed {
+			closing++
+		}
+		if closing > closeTries || !away && p.tries >= maxTries {
 			w.gaveUp++
+			w.log.Error("gave up writing a job record: the store keeps its earlier state", "job", p.job.ID, "status", p.job.Status, "tries", p.tries+1, "err", err)
 			continue
 		}
-		w.pending[p.job.ID] = &pendingRow{job: p.job, ticket: &ticket{done: make(chan struct{})}, due: time.Now().Add(w.retryDelay), tries: p.tries + 1}
+		w.pending[p.job.ID] = &pendingRow{job: p.job, ticket: &ticket{done: make(chan struct{})}, due: time.Now().Add(delay), tries: p.tries + 1, closing: closing}
 		w.order = append(w.order, p.job.ID)
 	}
-	w.armLocked(w.retryDelay)
+	w.armLocked(delay)
+	return more
 }
 
 // untilRetry is how long the closing writer waits before rows of a failed
@@ -315,6 +333,22 @@ func (w *writer) untilRetry() time.Duration {
 		return max(d, time.Millisecond)
 	}
 	return 0
+}
+
+// forget drops the row queued for job id, if any, failing its ticket with
+// err: the job is gone from the store, and writing it would bring it back.
+func (w *writer) forget(id venue.JobID, err error) {
+	w.mu.Lock()
+	p, ok := w.pending[id]
+	if ok {
+		delete(w.pending, id)
+		w.order = slices.DeleteFunc(w.order, func(x venue.JobID) bool { return x == id })
+	}
+	w.mu.Unlock()
+	if ok {
+		p.ticket.err = err
+		close(p.ticket.done)
+	}
 }
 
 // close writes out everything queued and stops the flushers.

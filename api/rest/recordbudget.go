@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -22,7 +23,18 @@ const (
 )
 
 // recordCharge is a job request's account with the budget.
-type recordCharge struct{ c bodyCharge }
+type recordCharge struct {
+	c        bodyCharge
+	w        http.ResponseWriter
+	deadline bool // a write deadline was set for a charged answer
+}
+
+// minRecordRate is the slowest a charged record is written at: an answer
+// the client does not read would otherwise hold its charge, and the first
+// place in the budget's line, for as long as it keeps the connection open
+// (a response has no write deadline), and every request body behind it
+// would wait and be refused.
+const minRecordRate = 1 << 20 // bytes a second
 
 type recordChargeKey struct{}
 
@@ -34,8 +46,13 @@ func (s *Server) chargeRecords(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		rc := &recordCharge{}
-		defer s.bodies.release(&rc.c)
+		rc := &recordCharge{w: w}
+		defer func() {
+			s.bodies.release(&rc.c)
+			if rc.deadline { // not inherited by the connection's next request
+				_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			}
+		}()
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), recordChargeKey{}, rc)))
 	})
 }
@@ -54,6 +71,10 @@ func (s *Server) servable(ctx context.Context, j *venue.Job, reread func() (*ven
 	}
 	if err := s.bodies.take(ctx, &rc.c, recordCopies*size, s.bodyTimeout); err != nil {
 		return nil, err
+	}
+	dl := time.Now().Add(s.bodyTimeout + time.Duration(size)*time.Second/minRecordRate)
+	if http.NewResponseController(rc.w).SetWriteDeadline(dl) == nil {
+		rc.deadline = true
 	}
 	if reread != nil {
 		return reread()

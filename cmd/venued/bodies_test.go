@@ -237,3 +237,36 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 		t.Fatalf("after the first reader: %d, %d bytes", r.status, len(r.body))
 	}
 }
+
+// TestREST_StalledRecordReaderDoesNotStopInvokes: a client that asks for its
+// own large job record and never reads the answer holds that record's
+// charge, and the first place in the budget's line, for as long as the
+// connection stays open (a non-streaming response has no write deadline):
+// every request body read after it waits bodyTimeout and is refused, long
+// after bodyTimeout has passed. One connection from any caller stops every
+// invoke of the venue.
+func TestREST_StalledRecordReaderDoesNotStopInvokes(t *testing.T) {
+	const body = 13 << 20
+	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes, c.MaxBodiesBytes, c.BodyTimeout = body, body, "1s" })
+	c := newClient(m)
+	pad := strings.Repeat("x", 12<<20)
+	r := c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/delay", "input": {"ms": 0, "pad": "`+pad+`"}, "wait": true}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("invoke: %d %.200s", r.status, r.body)
+	}
+	var job struct{ ID string }
+	r.json(t, &job)
+
+	conn, err := net.Dial("tcp", m.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "GET /api/v1/jobs/%s HTTP/1.1\r\nHost: %s\r\n\r\n", job.ID, m.Addr)
+	time.Sleep(15 * time.Second) // past bodyTimeout and the time a record of 12 MiB may take at 1 MiB/s
+
+	r = c.do(t, "POST", "/api/v1/invoke", `{"operation": "v/test/ops/echo", "input": {"n": 1}, "wait": true}`)
+	if r.status != http.StatusCreated {
+		t.Fatalf("a small invoke while one client stalls on a large record: %d %.300s", r.status, r.body)
+	}
+}
