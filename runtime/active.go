@@ -194,6 +194,16 @@ func (e *Engine) ended(j *job) {
 	e.uncount(j)
 }
 
+// stopRun stops j's execution, if one runs, and makes what it still
+// reports count for nothing. Call with j.mu held.
+func (j *job) stopRun() {
+	if j.cancel != nil {
+		j.cancel(errCancelled)
+		j.cancel = nil
+	}
+	j.run++
+}
+
 // callerHolds ends the wait of an invoke waiting for j, whose next move is
 // its caller's. Call with j.mu held.
 func (j *job) callerHolds() {

@@ -59,6 +59,13 @@ func mustEngineOn(t *testing.T, st sqlStore, opts ...option) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return harnessOf(t, st, cfg, execs)
+}
+
+// harnessOf starts an engine of cfg and execs on st, closed when the test
+// ends, with alice and bob as its callers.
+func harnessOf(t *testing.T, st sqlStore, cfg runtime.Config, execs map[string]runtime.Executor) *harness {
+	t.Helper()
 	e, err := runtime.New(context.Background(), cfg, runtime.Deps{Store: st, Executors: execs})
 	if err != nil {
 		t.Fatal(err)

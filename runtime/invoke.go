@@ -325,11 +325,7 @@ func (e *Engine) forsake(j *job) {
 	if j.stored.Load() {
 		return
 	}
-	if j.cancel != nil {
-		j.cancel(errCancelled)
-		j.cancel = nil
-	}
-	j.run++ // what its execution still reports counts for nothing
+	j.stopRun()
 	e.jobs.drop(j)
 	e.uncount(j)
 	// A later state it reached meanwhile, queued, would store a record

@@ -381,11 +381,7 @@ func (e *Engine) holdAdopted(j *job) (held bool, prev *job) {
 func (e *Engine) displace(j *job) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.cancel != nil {
-		j.cancel(errCancelled)
-		j.cancel = nil
-	}
-	j.run++
+	j.stopRun()
 	e.uncount(j)
 	if j.moved != nil && !j.gone {
 		close(j.moved)

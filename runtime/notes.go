@@ -80,11 +80,7 @@ func (e *Engine) adopt(j *job) {
 func (e *Engine) deleted(j *job) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if j.cancel != nil {
-		j.cancel(errCancelled)
-		j.cancel = nil
-	}
-	j.run++
+	j.stopRun()
 	e.jobs.drop(j)
 	e.ended(j)
 	// A row of it still queued here would insert the record again (the
@@ -149,11 +145,7 @@ func (e *Engine) adoptRecord(j *job, rec *venue.Job, lost bool) {
 		j.callerHolds() // paused, or asking, by a command on another node
 	}
 	if lost || rec.Status != venue.StatusPending && rec.Status != venue.StatusInputRequired {
-		if j.cancel != nil {
-			j.cancel(errCancelled)
-			j.cancel = nil
-		}
-		j.run++
+		j.stopRun()
 	}
 	if lost || rec.Status.Terminal() || old.Status.Terminal() || rec.Status == venue.StatusStarted && old.Status == venue.StatusPaused {
 		e.jobs.drop(j)

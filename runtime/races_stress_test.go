@@ -17,7 +17,6 @@ import (
 	"github.com/gridvenue/venue/runtime/native"
 	"github.com/gridvenue/venue/runtime/testops"
 	"github.com/gridvenue/venue/sql"
-	"github.com/gridvenue/venue/sql/sqltest"
 )
 
 // liveRuns tracks the executions of each job under way, to catch two that
@@ -138,15 +137,7 @@ func stressEngine(t *testing.T, st sqlStore, live *liveRuns, opts ...option) *ha
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e, err := runtime.New(context.Background(), cfg, runtime.Deps{Store: st, Executors: execs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
-	bg := context.Background()
-	return &harness{Engine: e, store: st,
-		alice: venue.WithCaller(bg, venue.Caller{DID: "did:key:alice"}),
-		bob:   venue.WithCaller(bg, venue.Caller{DID: "did:key:bob"})}
+	return harnessOf(t, st, cfg, execs)
 }
 
 // TestRace_StressOneJobManyCommands hammers jobs on one SQLite node with
@@ -347,15 +338,7 @@ func stressJobs(t *testing.T, a, b *harness, live *liveRuns, n int, d time.Durat
 // TestRace_StressTwoNodes is the stress with jobs invoked on node A and
 // commanded on both A and B, sharing Postgres.
 func TestRace_StressTwoNodes(t *testing.T) {
-	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
-	open := func() *sql.Store {
-		st, err := sql.Open(context.Background(), dsn, sql.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
+	open := sharedPostgres(t)
 	live := &liveRuns{}
 	a := stressEngine(t, open(), live)
 	b := stressEngine(t, open(), live)
@@ -372,15 +355,7 @@ func TestRace_StressTwoNodes(t *testing.T) {
 // stored states put two entries for one job (adoptStored), the first
 // overwritten while its execution ran.
 func TestRace_ResumesOnTwoNodesLeaveNoOrphan(t *testing.T) {
-	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
-	open := func() *sql.Store {
-		st, err := sql.Open(context.Background(), dsn, sql.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
+	open := sharedPostgres(t)
 	live := &liveRuns{}
 	a := stressEngine(t, open(), live)
 	b := stressEngine(t, open(), live)

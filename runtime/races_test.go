@@ -43,8 +43,19 @@ func (s *slowStore) Job(ctx context.Context, id venue.JobID) (runtime.JobRow, er
 // twoNodes opens two engines on one fresh Postgres schema; a's store is slowable.
 func twoNodes(t *testing.T) (a, b *harness, slow *slowStore) {
 	t.Helper()
+	open := sharedPostgres(t)
+	slow = &slowStore{Store: open()}
+	a = mustEngineOn(t, slow)
+	b = mustEngineOn(t, open())
+	return a, b, slow
+}
+
+// sharedPostgres makes a fresh Postgres schema and returns what opens a
+// store on it, one per node, closed when the test ends.
+func sharedPostgres(t *testing.T) func() *sql.Store {
+	t.Helper()
 	dsn := sqltest.FreshSchema(t, sqltest.PostgresDSN(t, true))
-	open := func() *sql.Store {
+	return func() *sql.Store {
 		st, err := sql.Open(context.Background(), dsn, sql.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -52,10 +63,6 @@ func twoNodes(t *testing.T) (a, b *harness, slow *slowStore) {
 		t.Cleanup(func() { st.Close() })
 		return st
 	}
-	slow = &slowStore{Store: open()}
-	a = mustEngineOn(t, slow)
-	b = mustEngineOn(t, open())
-	return a, b, slow
 }
 
 // TestRace_DeletedJobComesBack: a job running on node A is cancelled and
