@@ -364,7 +364,7 @@ func (w *writer) close() error {
 	w.wake()
 	w.wg.Wait()
 	if w.gaveUp > 0 {
-		return fmt.Errorf("%d job records could not be stored before the venue stopped; the store keeps their earlier state: %w", w.gaveUp, w.lastErr)
+		return fmt.Errorf("%d job records could not be stored (given up while running or at the stop); the store keeps their earlier state: %w", w.gaveUp, w.lastErr)
 	}
 	return nil
 }

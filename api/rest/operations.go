@@ -107,10 +107,11 @@ func (s *Server) getOperation(ctx context.Context, in *GetOperationInput) (*GetO
 // bridgedAdapter is the adapter of every bridged MCP tool.
 const bridgedAdapter = "mcp:call"
 
-// displayName is the name an entry lists: the catalog's "adapter:op", or
-// for a bridged tool "mcp:<its tool name>", since every bridged tool has
-// the one adapter mcp:call and the names of a listing must tell them apart
-// (and each must answer GET /api/v1/operations/{name}).
+// displayName is the name an entry lists: the catalog's "adapter:op", a
+// pin's "o:<name>" (runtime.PinnedOperations), or for a bridged tool
+// "mcp:<its tool name>", since every bridged tool has the one adapter
+// mcp:call and the names of a listing must tell them apart (and each must
+// answer GET /api/v1/operations/{name}).
 func displayName(op *venue.Operation) string {
 	if op.Name == bridgedAdapter && op.ToolName != "" {
 		return "mcp:" + op.ToolName
