@@ -152,15 +152,18 @@ func TestRace_StressOneJobManyCommands(t *testing.T) {
 	t.Cleanup(func() { st.Close() })
 	live := &liveRuns{}
 	h := stressEngine(t, st, live)
-	stressJobs(t, h, h, live, 24, 2*time.Second)
+	stressJobs(t, h, h, live, 24, 2*time.Second, 500*time.Millisecond)
 }
 
 // stressJobs runs the stress on jobs invoked on a and commanded on a and b
-// (the same engine, or two nodes).
-func stressJobs(t *testing.T, a, b *harness, live *liveRuns, n int, d time.Duration) {
+// (the same engine, or two nodes). Two executions of one job may be live
+// at once for overlap: a node stops its own at once, but learns of another
+// node's command only when its note arrives, which under a loaded CI (the
+// race detector, two cores) took over 500 ms.
+func stressJobs(t *testing.T, a, b *harness, live *liveRuns, n int, d, overlap time.Duration) {
 	baseG := goruntime.NumGoroutine()
 	stopWatch := make(chan struct{})
-	go live.watch(stopWatch, 500*time.Millisecond)
+	go live.watch(stopWatch, overlap)
 	defer close(stopWatch)
 	ids := make([]venue.JobID, n)
 	var invokes sync.WaitGroup
@@ -342,7 +345,7 @@ func TestRace_StressTwoNodes(t *testing.T) {
 	live := &liveRuns{}
 	a := stressEngine(t, open(), live)
 	b := stressEngine(t, open(), live)
-	stressJobs(t, a, b, live, 16, 3*time.Second)
+	stressJobs(t, a, b, live, 16, 3*time.Second, 3*time.Second)
 }
 
 // TestRace_ResumesOnTwoNodesLeaveNoOrphan: pauses and resumes of one job
