@@ -230,7 +230,17 @@ func (s *Store) openFile(ctx context.Context, dsn string) error {
 	if s.lock, err = lockFile(path); err != nil {
 		return err
 	}
-	return s.openSQLite(ctx, path, extra, true)
+	return readonlyHint(s.openSQLite(ctx, path, extra, true), filepath.Dir(path))
+}
+
+// readonlyHint says what to fix when SQLite finds its store read-only: the
+// file can be writable while its directory is not, where SQLite keeps the
+// -wal and -shm files, and its own words name neither.
+func readonlyHint(err error, dir string) error {
+	if err == nil || !strings.Contains(err.Error(), "readonly database") {
+		return err
+	}
+	return fmt.Errorf("%w: SQLite writes the store's file and, beside it, its -wal and -shm files: make the file and its directory %s writable by the venue's user", err, dir)
 }
 
 func randomHex(n int) string {

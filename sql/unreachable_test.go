@@ -111,3 +111,19 @@ func forward(c net.Conn, target string) {
 	go io.Copy(s, c)
 	io.Copy(c, s)
 }
+
+// TestReadonlyHint: SQLite's "readonly database" says what to make
+// writable; other errors pass unchanged.
+func TestReadonlyHint(t *testing.T) {
+	ro := errors.New("open store: attempt to write a readonly database (1544)")
+	if got := readonlyHint(ro, "/srv/venue"); !errors.Is(got, ro) || !strings.Contains(got.Error(), "its directory /srv/venue writable") {
+		t.Fatalf("hint: %v", got)
+	}
+	other := errors.New("disk I/O error")
+	if got := readonlyHint(other, "/srv/venue"); got != other {
+		t.Fatalf("another error changed: %v", got)
+	}
+	if readonlyHint(nil, "/srv/venue") != nil {
+		t.Fatal("no error became one")
+	}
+}

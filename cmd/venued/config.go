@@ -496,6 +496,22 @@ func (c Config) uploadedWorkers() int {
 	return max(2, min(2*goruntime.GOMAXPROCS(0), 1024/cmp.Or(c.WasmMemoryMiB, 64)))
 }
 
+// looseBounds names the per-caller bounds set above the venue's own, which
+// the engine lowers to them: valid, but likely a mistake worth a warning.
+func (c Config) looseBounds() []string {
+	var out []string
+	if c.Workers > 0 && c.CallerWorkers > c.Workers {
+		out = append(out, fmt.Sprintf("callerWorkers %d is above workers %d", c.CallerWorkers, c.Workers))
+	}
+	if c.MaxJobs > 0 && c.MaxCallerJobs > c.MaxJobs {
+		out = append(out, fmt.Sprintf("maxCallerJobs %d is above maxJobs %d", c.MaxCallerJobs, c.MaxJobs))
+	}
+	if c.MaxJobBytes > 0 && c.MaxCallerBytes > c.MaxJobBytes {
+		out = append(out, fmt.Sprintf("maxCallerBytes %d is above maxJobBytes %d", c.MaxCallerBytes, c.MaxJobBytes))
+	}
+	return out
+}
+
 // maxConnections bounds the connections served at once (connLimit): as
 // set, or half the process's open files (the rest are for the store,
 // outbound calls and logs), at most 10,000.

@@ -72,6 +72,12 @@ func TestLoadConfig(t *testing.T) {
 		{"no wait for the store", nil, env("VENUE_STORE_WAIT", "0"), func(c Config) bool { return c.storeWait() == 0 }, ""},
 		{"the default wait for the store", nil, env(), func(c Config) bool { return c.storeWait() == 30*time.Second }, ""},
 		{"a bad wait for the store", nil, env("VENUE_STORE_WAIT", "a while"), nil, `storeWait "a while"`},
+		{"a caller's bound above the venue's", nil, env("VENUE_WORKERS", "4", "VENUE_CALLER_WORKERS", "8", "VENUE_MAX_JOBS", "10", "VENUE_MAX_CALLER_JOBS", "20"),
+			func(c Config) bool {
+				b := c.looseBounds()
+				return len(b) == 2 && b[0] == "callerWorkers 8 is above workers 4" && b[1] == "maxCallerJobs 20 is above maxJobs 10"
+			}, ""},
+		{"bounds within the venue's", nil, env("VENUE_WORKERS", "8", "VENUE_CALLER_WORKERS", "4"), func(c Config) bool { return len(c.looseBounds()) == 0 }, ""},
 		{"a connection bound from env", nil, env("VENUE_MAX_CONNECTIONS", "64"), func(c Config) bool { return c.maxConnections() == 64 }, ""},
 		{"the default connection bound leaves files over", nil, env(), func(c Config) bool { n := c.maxConnections(); return n >= 16 && n <= 10_000 }, ""},
 		{"a bad connection bound", nil, env("VENUE_MAX_CONNECTIONS", "lots"), nil, `VENUE_MAX_CONNECTIONS="lots"`},

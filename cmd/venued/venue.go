@@ -61,6 +61,9 @@ func NewMain(cfg Config) *Main {
 
 // Run opens the store, starts the engine and serves HTTP until Close.
 func (m *Main) Run(ctx context.Context) error {
+	for _, b := range m.Config.looseBounds() {
+		m.Logger.Warn(b + ": one caller may hold at most what the venue holds, so it is lowered to that; set it lower to leave room for others")
+	}
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
