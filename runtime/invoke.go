@@ -63,7 +63,7 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 		// store, and a job stored must run, not stay PENDING for good.
 		<-t.done
 		if t.err != nil {
-			e.abandon(j)
+			e.forsake(j)
 			return nil, nil, nil, storeFailed(t.err)
 		}
 		enc := t.written(rec)
@@ -308,17 +308,11 @@ func (j *job) snapshotTicket() (*venue.Job, *ticket) {
 	return j.rec, j.last
 }
 
-// abandon forgets a job whose first record could not be stored.
-func (e *Engine) abandon(j *job) {
-	e.jobs.drop(j)
-	e.unfinished.Add(-1)
-	e.held.give(j.caller.DID, len(j.input))
-}
-
-// forsake gives up j, whose invoker waited for it and was told its record
-// could not be stored, if the store never took a row of it: nobody has its
-// id, and nothing would ever end it here (an audit's outage left 29,000 such
-// jobs in memory). A job stored before goes on: its rows are written again.
+// forsake gives up j, whose invoker was told its record could not be
+// stored (its first, before it started; or the one its wait ended on), if
+// the store never took a row of it: nobody has its id, and nothing would
+// ever end it here (an audit's outage left 29,000 such jobs in memory). A
+// job stored before goes on: its rows are written again.
 func (e *Engine) forsake(j *job) {
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -58,7 +58,7 @@ func (e *Engine) resync() {
 // changed the job. The local execution stops if the job ended, paused, or
 // was resumed elsewhere (where it now runs).
 func (e *Engine) adopt(j *job) {
-	rec, err := e.storedErr(j.id)
+	rec, err := e.stored(j.id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND {
 		// Not stored yet (its first row waits in the writer, as a resync
 		// reads every job held here), or deleted: only a job whose end is
@@ -101,19 +101,14 @@ func (e *Engine) lose(j *job, version int64) {
 	if newer {
 		return
 	}
-	if rec := e.stored(j.id); rec != nil {
+	if rec, _ := e.stored(j.id); rec != nil {
 		e.adoptRecord(j, rec, true)
 	}
 }
 
-// stored reads and decodes a job's stored record, nil (logged) on failure.
-func (e *Engine) stored(id venue.JobID) *venue.Job {
-	rec, _ := e.storedErr(id)
-	return rec
-}
-
-// storedErr is stored, also returning why it read nothing.
-func (e *Engine) storedErr(id venue.JobID) (*venue.Job, error) {
+// stored reads and decodes a job's stored record; a failure other than
+// ENOTFOUND is logged.
+func (e *Engine) stored(id venue.JobID) (*venue.Job, error) {
 	row, err := e.store.Job(context.Background(), id)
 	if err != nil {
 		if venue.ErrorCode(err) != venue.ENOTFOUND { // not stored yet, or deleted: adopt judges

@@ -57,13 +57,23 @@ func (s *Server) chargeRecords(next http.Handler) http.Handler {
 	})
 }
 
+// chargeable returns the request's account and j's size when j is large
+// enough to be charged, nil when it is not (or the route keeps none).
+func chargeable(ctx context.Context, j *venue.Job) (*recordCharge, int64) {
+	rc, _ := ctx.Value(recordChargeKey{}).(*recordCharge)
+	size := int64(j.SizeHint())
+	if rc == nil || size < bigRecord {
+		return nil, 0
+	}
+	return rc, size
+}
+
 // servable returns j to answer with, charged to the budget when it is
 // large. With reread, the record is dropped while it waits and read again
 // once its turn comes, so a waiting request holds none of it.
 func (s *Server) servable(ctx context.Context, j *venue.Job, reread func() (*venue.Job, error)) (*venue.Job, error) {
-	rc, _ := ctx.Value(recordChargeKey{}).(*recordCharge)
-	size := int64(j.SizeHint())
-	if rc == nil || size < bigRecord {
+	rc, size := chargeable(ctx, j)
+	if rc == nil {
 		return j, nil
 	}
 	if reread != nil {
@@ -85,9 +95,8 @@ func (s *Server) servable(ctx context.Context, j *venue.Job, reread func() (*ven
 // eventCharge charges an event stream for one large record until
 // sent is called, which gives it back and leaves the line to the next.
 func (s *Server) eventCharge(ctx context.Context, j *venue.Job) (sent func(), err error) {
-	rc, _ := ctx.Value(recordChargeKey{}).(*recordCharge)
-	size := int64(j.SizeHint())
-	if rc == nil || size < bigRecord {
+	rc, size := chargeable(ctx, j)
+	if rc == nil {
 		return func() {}, nil
 	}
 	if err := s.bodies.take(ctx, &rc.c, 2*size, s.bodyTimeout); err != nil {
