@@ -171,7 +171,7 @@ func (e *Engine) transitAs(j *job, s venue.JobStatus, edit func(*venue.Job), laz
 	}
 	j.mask.apply(n)
 	j.rec = n
-	j.last = e.writer.put(n, lazy)
+	j.last = e.writer.put(n, &j.stored, lazy)
 	if s.Terminal() {
 		// Watchers get the end once the store has kept it (flushed):
 		// another node's write of this version may win, and an end

@@ -178,7 +178,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	e.unfinished.Add(1)
 	// A job invoked with wait is not handed out until it ends (or the wait
 	// does, when its newest record is made durable): its PENDING may be lazy.
-	j.last = e.writer.put(rec, req.Wait > 0)
+	j.last = e.writer.put(rec, &j.stored, req.Wait > 0)
 	e.touchUser(ctx, c.DID)
 	return j, nil
 }

@@ -272,7 +272,9 @@ func (e *Engine) commandStored(ctx context.Context, rec *venue.Job, rule func(*v
 	if edit != nil {
 		edit(n)
 	}
-	applied, err := e.store.WriteJobs(ctx, []JobRow{rowOf(n)})
+	row := rowOf(n)
+	row.Stored = true // read from the store: if another node deletes it meanwhile, it stays deleted
+	applied, err := e.store.WriteJobs(ctx, []JobRow{row})
 	if err != nil || !applied[0] {
 		if s == venue.StatusStarted {
 			e.held.give(rec.Caller, len(rec.Input))

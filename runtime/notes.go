@@ -195,7 +195,9 @@ func (e *Engine) recover(ctx context.Context) error {
 		}
 		n := rec.Next(venue.StatusFailed, e.ms())
 		n.Error = why
-		out = append(out, rowOf(n))
+		row := rowOf(n)
+		row.Stored = true // read from the store just now
+		out = append(out, row)
 	}
 	if len(out) > 0 {
 		if _, err := e.store.WriteJobs(ctx, out); err != nil {

@@ -171,3 +171,28 @@ func TestRace_CrossNodeNoDelays(t *testing.T) {
 		t.Fatalf("of %d pauses on b answered PAUSED, %d were lost; of %d jobs deleted on b, %d came back", n, lost, n, back)
 	}
 }
+
+// TestRace_DeletedWhileRowInFlight: node A's flush holds the last row of a
+// job it stored before (here its COMPLETE, the commit held up) while node
+// B cancels and deletes that job. A's row, landing after the delete, must
+// not insert the job again: a job already stored is only ever replaced.
+func TestRace_DeletedWhileRowInFlight(t *testing.T) {
+	a, b, slow := twoNodes(t)
+	j := a.invoke(t, "v/test/ops/delay", `{"ms": 300}`, 0)
+	b.waitStatus(t, j.ID, venue.StatusStarted)
+	slow.writeDelay.Store(int64(time.Second))
+	a.waitStatus(t, j.ID, venue.StatusComplete) // in A's memory; its commit waits
+	if got, err := b.Cancel(b.alice, j.ID); err != nil || got.Status != venue.StatusCancelled {
+		t.Fatalf("cancel on b: %v %v", got, err)
+	}
+	if err := b.DeleteJob(b.alice, j.ID); err != nil {
+		t.Fatalf("delete on b: %v", err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	slow.writeDelay.Store(0)
+	for name, h := range map[string]*harness{"a": a, "b": b} {
+		if got, err := h.Job(h.alice, j.ID); venue.ErrorCode(err) != venue.ENOTFOUND {
+			t.Errorf("on %s the job deleted on b is back: %v, err %v", name, got, err)
+		}
+	}
+}

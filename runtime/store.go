@@ -33,12 +33,17 @@ type JobRow struct {
 	Created int64 // ms
 	Updated int64 // ms
 	Record  []byte
+	// Stored says the store holds a row of the job already, so this one
+	// may only replace it: if none is there, another node deleted the job,
+	// and inserting the row would bring it back.
+	Stored bool
 }
 
 // JobStore keeps job records and the messages clients send to jobs.
 type JobStore interface {
 	// WriteJobs stores rows in one transaction and reports, per row, whether
-	// it was applied. A row with no stored job is inserted. A row replaces a
+	// it was applied. A row with no stored job is inserted, unless it is
+	// marked Stored (then it is not applied). A row replaces a
 	// stored job only if its Version is greater and the stored Status is not
 	// terminal, so a terminal record is immutable and, of two writers racing
 	// to the same version, the first wins. Every applied row is durable when

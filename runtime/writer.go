@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -65,7 +66,8 @@ const gatherDelay = 300 * time.Microsecond
 const gatherTarget = 64
 
 type pendingRow struct {
-	job     *venue.Job // encoded when flushed, so a replaced state costs nothing
+	job     *venue.Job   // encoded when flushed, so a replaced state costs nothing
+	stored  *atomic.Bool // the job's mark that the store took a row of it (job.stored), read at the flush
 	ticket  *ticket
 	due     time.Time // zero: write at once
 	tries   int       // failed writes of this row, when it is written again
@@ -129,8 +131,10 @@ func newWriter(st JobStore, flushers int, unfinished func() int, onFlush func([]
 
 // put queues row and returns the ticket that says when it is durable. A
 // lazy row may wait lazyDelay for a successor; an eager one, or an eager
-// successor of a lazy one, is written at the next flush.
-func (w *writer) put(j *venue.Job, lazy bool) *ticket {
+// successor of a lazy one, is written at the next flush. stored, if not
+// nil, says at the flush whether the store holds a row of the job already:
+// then the row only replaces it (JobRow.Stored).
+func (w *writer) put(j *venue.Job, stored *atomic.Bool, lazy bool) *ticket {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -142,7 +146,7 @@ func (w *writer) put(j *venue.Job, lazy bool) *ticket {
 	if ok {
 		p.job = j
 	} else {
-		p = &pendingRow{job: j, ticket: &ticket{done: make(chan struct{})}}
+		p = &pendingRow{job: j, stored: stored, ticket: &ticket{done: make(chan struct{})}}
 		w.pending[j.ID] = p
 		w.order = append(w.order, j.ID)
 		if lazy {
@@ -255,6 +259,7 @@ func (w *writer) flush(batch []*pendingRow) {
 	rows := make([]JobRow, len(batch))
 	for i, p := range batch {
 		rows[i] = rowOf(p.job)
+		rows[i].Stored = p.stored != nil && p.stored.Load()
 	}
 	applied, err := w.store.WriteJobs(context.Background(), rows)
 	// The batch's ids stay in flight until its failed rows are queued
@@ -311,7 +316,7 @@ func (w *writer) settle(batch []*pendingRow, retry []bool, err error) (more bool
 			w.log.Error("gave up writing a job record: the store keeps its earlier state", "job", p.job.ID, "status", p.job.Status, "tries", p.tries+1, "err", err)
 			continue
 		}
-		w.pending[p.job.ID] = &pendingRow{job: p.job, ticket: &ticket{done: make(chan struct{})}, due: time.Now().Add(delay), tries: p.tries + 1, closing: closing}
+		w.pending[p.job.ID] = &pendingRow{job: p.job, stored: p.stored, ticket: &ticket{done: make(chan struct{})}, due: time.Now().Add(delay), tries: p.tries + 1, closing: closing}
 		w.order = append(w.order, p.job.ID)
 	}
 	w.armLocked(delay)

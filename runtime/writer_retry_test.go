@@ -68,7 +68,7 @@ func TestWriter_RetryNeverOvertakesANewerState(t *testing.T) {
 			firstFailure = false
 			// The job moves on as this commit's failure is being handled
 			// (a transit under the job's lock, which flushed does not hold).
-			w.put(v6, false)
+			w.put(v6, nil, false)
 			select { // the other flusher takes v6 while this one settles, if it may
 			case <-v6InFlight:
 			case <-time.After(300 * time.Millisecond):
@@ -77,7 +77,7 @@ func TestWriter_RetryNeverOvertakesANewerState(t *testing.T) {
 		return []bool{true} // a stored job: written again
 	}
 	w = newWriter(st, 2, func() int { return 0 }, onFlush, slog.New(slog.DiscardHandler))
-	t5 := w.put(v5, false)
+	t5 := w.put(v5, nil, false)
 	<-t5.done        // failed, and settled: v5 is queued again
 	close(releaseV6) // now v6's commit fails too
 	mu.Lock()

@@ -42,17 +42,38 @@ func unfinished(col string) string {
 // statement is atomic on its own, so a flush on Postgres is one round trip,
 // with no BEGIN and COMMIT. A note is at most about 100 bytes, so
 // upsertRows of them stay below Postgres's 8000-byte payload limit.
-func upsertSQL(n int, notify string) string {
+//
+// Guarded (Postgres), each row carries an eighth parameter, its Stored
+// mark, and a marked row goes in only where its job's row is there to
+// replace: a job another node deleted stays deleted. The check locks that
+// row (FOR UPDATE): under READ COMMITTED it then waits for a delete
+// committing meanwhile and sees the row gone, where a plain EXISTS would
+// read the statement's snapshot and the insert, finding the row deleted
+// since, would put it back. The parameters are typed, as a VALUES list in
+// a SELECT has no column to take a type from.
+func upsertSQL(n int, notify string, guarded bool) string {
 	var b strings.Builder
 	if notify != "" {
 		b.WriteString("WITH up AS (")
 	}
-	b.WriteString("INSERT INTO jobs (id, owner, status, version, created, updated, record) VALUES ")
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
+	b.WriteString("INSERT INTO jobs (id, owner, status, version, created, updated, record) ")
+	if !guarded {
+		b.WriteString("VALUES ")
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?,?,?,?,?,?,?)")
 		}
-		b.WriteString("(?,?,?,?,?,?,?)")
+	} else {
+		b.WriteString("SELECT v.column1, v.column2, v.column3, v.column4, v.column5, v.column6, v.column7 FROM (VALUES ")
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("(?::bytea,?::text,?::text,?::bigint,?::bigint,?::bigint,?::bytea,?::boolean)")
+		}
+		b.WriteString(") AS v WHERE NOT v.column8 OR EXISTS (SELECT 1 FROM jobs WHERE jobs.id = v.column1 FOR UPDATE)")
 	}
 	b.WriteString(` ON CONFLICT (id) DO UPDATE SET status = excluded.status, version = excluded.version,
  updated = excluded.updated, record = excluded.record
@@ -68,6 +89,11 @@ func upsertSQL(n int, notify string) string {
 	return b.String()
 }
 
+// replaceSQL replaces a job's row, and never inserts one, under the
+// ordering rule of upsertSQL: SQLite's way with a row marked Stored.
+var replaceSQL = `UPDATE jobs SET status = ?, version = ?, updated = ?, record = ?
+ WHERE id = ? AND version < ? AND ` + unfinished("status")
+
 // WriteJobs stores rows in one transaction and reports which were applied.
 // Rows go in id order, so concurrent batches on Postgres take row locks in
 // one order and cannot deadlock. On Postgres the same transaction notifies
@@ -78,27 +104,36 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 		return applied, ctx.Err()
 	}
 	order := idOrder(rows)
+	if !s.d.postgres() && slices.ContainsFunc(rows, func(r runtime.JobRow) bool { return r.Stored }) {
+		return s.writeReplacing(ctx, rows, order)
+	}
 	notify := s.d.postgres() && s.peers.any()
 	if len(rows) <= upsertRows {
 		// One statement commits by itself: an explicit transaction would
 		// cost two more statements (BEGIN, COMMIT) for the same writes.
-		var err error
+		st, guarded, err := s.upsertFor(ctx, rows, order, notify)
+		if err != nil {
+			return nil, wrap(err, "write %d jobs", len(rows))
+		}
 		if notify {
-			err = s.upsertJobs(ctx, s.upsert(len(rows), true), rows, order, applied)
+			err = s.upsertJobs(ctx, st, rows, order, guarded, applied)
 		} else {
-			err = s.execJobs(ctx, s.upsert(len(rows), false), s.w, rows, order, applied)
+			err = s.execJobs(ctx, st, s.w, rows, order, guarded, applied)
 		}
 		return applied, wrap(err, "write %d jobs", len(rows))
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		for start := 0; start < len(order); start += upsertRows {
 			chunk := order[start:min(start+upsertRows, len(order))]
-			st := tx.StmtContext(ctx, s.upsert(len(chunk), notify))
-			var err error
+			prepared, guarded, err := s.upsertFor(ctx, rows, chunk, notify)
+			if err != nil {
+				return err
+			}
+			st := tx.StmtContext(ctx, prepared)
 			if notify {
-				err = s.upsertJobs(ctx, st, rows, chunk, applied)
+				err = s.upsertJobs(ctx, st, rows, chunk, guarded, applied)
 			} else {
-				err = s.execJobs(ctx, st, tx, rows, chunk, applied)
+				err = s.execJobs(ctx, st, tx, rows, chunk, guarded, applied)
 			}
 			if err != nil {
 				return err
@@ -112,11 +147,55 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 	return applied, nil
 }
 
+// writeReplacing is WriteJobs on SQLite for a batch with rows marked
+// Stored: those are replaced, one UPDATE each, and the rest upserted, in one
+// transaction. With one writer at a time nothing can delete a row between
+// finding and replacing it. Postgres's guarded upsert costs SQLite as much
+// (its SELECT reads the table it inserts into, so SQLite first copies the
+// rows to a temporary table) and would need a statement per batch size.
+func (s *Store) writeReplacing(ctx context.Context, rows []runtime.JobRow, order []int) ([]bool, error) {
+	applied := make([]bool, len(rows))
+	var fresh, kept []int
+	for _, i := range order {
+		if rows[i].Stored {
+			kept = append(kept, i)
+		} else {
+			fresh = append(fresh, i)
+		}
+	}
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		for start := 0; start < len(fresh); start += upsertRows {
+			chunk := fresh[start:min(start+upsertRows, len(fresh))]
+			if err := s.execJobs(ctx, tx.StmtContext(ctx, s.upserts[len(chunk)-1]), tx, rows, chunk, false, applied); err != nil {
+				return err
+			}
+		}
+		replace := tx.StmtContext(ctx, s.replace)
+		for _, i := range kept {
+			r := &rows[i]
+			res, err := replace.ExecContext(ctx, string(r.Status), r.Version, r.Updated, r.Record, r.ID[:], r.Version)
+			if err != nil {
+				return err
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return err
+			}
+			applied[i] = n == 1
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, wrap(err, "write %d jobs", len(rows))
+	}
+	return applied, nil
+}
+
 // upsertJobs writes rows[chunk] on Postgres with the cached notifying
 // statement st (in a transaction or on its own) and marks the rows it
 // applied, which RETURNING names.
-func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, rows []runtime.JobRow, chunk []int, applied []bool) error {
-	args := append(jobArgs(rows, chunk, 1), s.node)
+func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, rows []runtime.JobRow, chunk []int, guarded bool, applied []bool) error {
+	args := append(jobArgs(rows, chunk, guarded, 1), s.node)
 	dest := []any{new(dbsql.RawBytes), new(dbsql.RawBytes)} // the id, and the notify's void result
 	res, err := st.QueryContext(ctx, args...)
 	if err != nil {
@@ -145,8 +224,8 @@ func (s *Store) upsertJobs(ctx context.Context, st *dbsql.Stmt, rows []runtime.J
 // temporary table per flush on SQLite and send every id back on Postgres.
 // Otherwise it reads back, through q, which rows now hold the written
 // records.
-func (s *Store) execJobs(ctx context.Context, st *dbsql.Stmt, q queryer, rows []runtime.JobRow, chunk []int, applied []bool) error {
-	res, err := st.ExecContext(ctx, jobArgs(rows, chunk, 0)...)
+func (s *Store) execJobs(ctx context.Context, st *dbsql.Stmt, q queryer, rows []runtime.JobRow, chunk []int, guarded bool, applied []bool) error {
+	res, err := st.ExecContext(ctx, jobArgs(rows, chunk, guarded, 0)...)
 	if err != nil {
 		return err
 	}
@@ -368,23 +447,37 @@ func (s *Store) prepareUpserts(ctx context.Context) error {
 			if k == 1 {
 				channel = s.channel
 			}
-			st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, channel)))
+			st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, channel, false)))
 			if err != nil {
 				return fmt.Errorf("prepare job upsert: %w", err)
 			}
 			s.upserts[k*upsertRows+n-1] = st
 		}
 	}
+	if !s.d.postgres() {
+		st, err := s.w.PrepareContext(ctx, replaceSQL)
+		if err != nil {
+			return fmt.Errorf("prepare job replace: %w", err)
+		}
+		s.replace = st
+	}
 	return nil
 }
 
-// jobArgs are the upsert's parameters for rows[chunk], with room for extra
-// more.
-func jobArgs(rows []runtime.JobRow, chunk []int, extra int) []any {
-	args := make([]any, 0, 7*len(chunk)+extra)
+// jobArgs are the upsert's parameters for rows[chunk], with each row's
+// Stored mark if guarded, and room for extra more.
+func jobArgs(rows []runtime.JobRow, chunk []int, guarded bool, extra int) []any {
+	per := 7
+	if guarded {
+		per = 8
+	}
+	args := make([]any, 0, per*len(chunk)+extra)
 	for _, i := range chunk {
 		r := &rows[i]
 		args = append(args, r.ID[:], r.Owner, string(r.Status), r.Version, r.Created, r.Updated, r.Record)
+		if guarded {
+			args = append(args, r.Stored)
+		}
 	}
 	return args
 }
@@ -394,17 +487,57 @@ type queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*dbsql.Rows, error)
 }
 
-// upsert returns the prepared upsert of n rows, notifying or not.
-func (s *Store) upsert(n int, notify bool) *dbsql.Stmt {
-	if notify {
-		return s.upserts[upsertRows+n-1]
+// upsertFor returns the prepared upsert of rows[chunk], notifying or not:
+// the guarded one if a row is marked Stored (a job with a row, written
+// again by the node running it; Postgres only, see writeReplacing), the
+// plain one otherwise (a job's first row: every row of a quick job invoked
+// with wait).
+func (s *Store) upsertFor(ctx context.Context, rows []runtime.JobRow, chunk []int, notify bool) (st *dbsql.Stmt, guarded bool, err error) {
+	for _, i := range chunk {
+		if rows[i].Stored {
+			st, err = s.guardedUpsert(ctx, len(chunk), notify)
+			return st, true, err
+		}
 	}
-	return s.upserts[n-1]
+	if notify {
+		return s.upserts[upsertRows+len(chunk)-1], false, nil
+	}
+	return s.upserts[len(chunk)-1], false, nil
+}
+
+// guardedUpsert returns the guarded upsert of n rows (Postgres), notifying
+// or not, preparing it on first use: preparing every size at Open as well
+// would double what opening a store spends on preparing, for sizes most
+// runs never write.
+func (s *Store) guardedUpsert(ctx context.Context, n int, notify bool) (*dbsql.Stmt, error) {
+	k := n - 1
+	channel := ""
+	if notify {
+		k += upsertRows
+		channel = s.channel
+	}
+	s.guarded.mu.Lock()
+	defer s.guarded.mu.Unlock()
+	if s.guarded.closed {
+		return nil, errors.New("the store is closed")
+	}
+	if st := s.guarded.stmts[k]; st != nil {
+		return st, nil
+	}
+	st, err := s.w.PrepareContext(ctx, s.d.q(upsertSQL(n, channel, true)))
+	if err != nil {
+		return nil, fmt.Errorf("prepare job upsert: %w", err)
+	}
+	s.guarded.stmts[k] = st
+	return st, nil
 }
 
 func (s *Store) closeUpserts() error {
+	s.guarded.mu.Lock()
+	defer s.guarded.mu.Unlock()
+	s.guarded.closed = true
 	var errs []error
-	for _, st := range s.upserts {
+	for _, st := range append(append(s.upserts, s.replace), s.guarded.stmts[:]...) {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -69,11 +69,17 @@ type Store struct {
 	tmpDir string   // the ephemeral store's directory, removed by Close
 	lock   *os.File // a durable SQLite store's lock (lockFile), released by Close
 
-	upserts     []*dbsql.Stmt // see upsert
-	valueWrites valueWrites   // see storeValues
-	reads       reads         // see prepared
-	peers       *peers        // other nodes heard from (Postgres)
-	channel     string        // the notify channel of this store's schema (Postgres)
+	upserts []*dbsql.Stmt // see upsertFor
+	replace *dbsql.Stmt   // replaceSQL (SQLite)
+	guarded struct {      // see guardedUpsert
+		mu     sync.Mutex
+		stmts  [2 * upsertRows]*dbsql.Stmt
+		closed bool
+	}
+	valueWrites valueWrites // see storeValues
+	reads       reads       // see prepared
+	peers       *peers      // other nodes heard from (Postgres)
+	channel     string      // the notify channel of this store's schema (Postgres)
 
 	tokenSweep atomic.Int64 // when UseTokenID last deleted expired records (ms)
 

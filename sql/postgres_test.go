@@ -339,3 +339,49 @@ func TestPostgres_NodesPruneSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgres_StoredRowWaitsForDelete: another node's delete of a job is
+// under way (its transaction holds the row) when this node writes the job's
+// next row, marked Stored. The write waits for the delete and, once it
+// commits, finds the job gone: it must not insert the row over the delete.
+func TestPostgres_StoredRowWaitsForDelete(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	s := mustOpen(t, dsn, Options{})
+	other := mustOpen(t, dsn, Options{})
+	var id venue.JobID
+	id[0], id[15] = 1, 7
+	row := runtime.JobRow{ID: id, Owner: "did:key:alice", Status: venue.StatusStarted, Version: 2,
+		Created: 1, Updated: 2, Record: []byte(`{"status":"STARTED"}`)}
+	if applied, err := s.WriteJobs(t.Context(), []runtime.JobRow{row}); err != nil || !applied[0] {
+		t.Fatalf("first write: %v %v", applied, err)
+	}
+	tx, err := other.w.BeginTx(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(t.Context(), "DELETE FROM jobs WHERE id = $1", id[:]); err != nil {
+		t.Fatal(err)
+	}
+	next := row
+	next.Status, next.Version, next.Record, next.Stored = venue.StatusComplete, 3, []byte(`{"status":"COMPLETE"}`), true
+	type result struct {
+		applied []bool
+		err     error
+	}
+	done := make(chan result, 1)
+	go func() {
+		applied, err := s.WriteJobs(context.Background(), []runtime.JobRow{next})
+		done <- result{applied, err}
+	}()
+	time.Sleep(200 * time.Millisecond) // the write waits on the row the delete holds
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || r.applied[0] {
+		t.Fatalf("write after the delete: applied %v, err %v", r.applied, r.err)
+	}
+	if _, err := s.Job(t.Context(), id); venue.ErrorCode(err) != venue.ENOTFOUND {
+		t.Fatalf("the job deleted by the other node is back (err %v)", err)
+	}
+}

@@ -177,7 +177,7 @@ func TestSQLite_UnfinishedJobsUsesPartialIndex(t *testing.T) {
 func TestSQLite_UpsertBuildsNoTableForStatuses(t *testing.T) {
 	s := mustOpen(t, "", Options{})
 	args := make([]any, 14)
-	rows, err := s.w.QueryContext(t.Context(), "EXPLAIN "+upsertSQL(2, ""), args...)
+	rows, err := s.w.QueryContext(t.Context(), "EXPLAIN "+upsertSQL(2, "", false), args...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,6 +115,63 @@ func testWriteJobsBatch(t *testing.T, s runtime.Store) {
 	})
 }
 
+// testWriteJobsStored: a row marked Stored only ever replaces its job's
+// row; with none there (another node deleted the job) it is not applied,
+// and the job stays deleted. Unmarked rows beside it go in as ever, in a
+// batch of one statement and in one of several.
+func testWriteJobsStored(t *testing.T, s runtime.Store) {
+	stored := func(r runtime.JobRow) runtime.JobRow { r.Stored = true; return r }
+	t.Run("a marked row of a job not stored is not applied", func(t *testing.T) {
+		id := newJobID()
+		if got := mustWrite(t, s, stored(job(id, alice, venue.StatusComplete, 3, "back")))[0]; got {
+			t.Fatal("applied = true: the deleted job is back")
+		}
+		_, err := s.Job(t.Context(), id)
+		wantCode(t, err, venue.ENOTFOUND)
+	})
+	t.Run("a marked row replaces as the ordering rule says", func(t *testing.T) {
+		id := newJobID()
+		mustWrite(t, s, job(id, alice, venue.StatusPending, 1, "a"))
+		next := stored(job(id, alice, venue.StatusStarted, 2, "b"))
+		if got := mustWrite(t, s, next)[0]; !got {
+			t.Fatal("applied = false")
+		}
+		if got := mustWrite(t, s, stored(job(id, alice, venue.StatusStarted, 2, "c")))[0]; got {
+			t.Fatal("a marked row of the same version applied")
+		}
+		sameRow(t, mustJob(t, s, id), next)
+	})
+	for _, n := range []int{5, 150} {
+		t.Run(fmt.Sprintf("a batch of %d mixes marked and unmarked rows", n), func(t *testing.T) {
+			batch := make([]runtime.JobRow, n)
+			want := make([]bool, n)
+			for i := range batch {
+				id := newJobID()
+				switch i % 3 {
+				case 0: // new: inserted
+					batch[i], want[i] = job(id, bob, venue.StatusPending, 1, "new"), true
+				case 1: // stored and there: replaced
+					mustWrite(t, s, job(id, bob, venue.StatusPending, 1, "old"))
+					batch[i], want[i] = stored(job(id, bob, venue.StatusComplete, 2, "done")), true
+				case 2: // stored, then deleted: stays away
+					batch[i] = stored(job(id, bob, venue.StatusComplete, 2, "back"))
+				}
+			}
+			if got := mustWrite(t, s, batch...); !slices.Equal(got, want) {
+				t.Fatalf("applied = %v, want %v", got, want)
+			}
+			for i, r := range batch {
+				if want[i] {
+					sameRow(t, mustJob(t, s, r.ID), r)
+				} else {
+					_, err := s.Job(t.Context(), r.ID)
+					wantCode(t, err, venue.ENOTFOUND)
+				}
+			}
+		})
+	}
+}
+
 func testWriteJobsRace(t *testing.T, s runtime.Store) {
 	for _, tc := range []struct {
 		name   string

@@ -23,6 +23,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"WriteJobs", testWriteJobs},
 		{"WriteJobsBatch", testWriteJobsBatch},
 		{"WriteJobsRace", testWriteJobsRace},
+		{"WriteJobsStored", testWriteJobsStored},
 		{"Job", testJob},
 		{"ListJobs", testListJobs},
 		{"JobStatusCounts", testJobStatusCounts},
