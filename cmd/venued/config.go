@@ -106,7 +106,39 @@ func loadConfig(args []string, getenv func(string) string) (Config, error) {
 			*f.dst = *f.flag
 		}
 	}
-	return cfg, cfg.validate()
+	return cfg, fromEnv(cfg.validate(), getenv)
+}
+
+// fromEnv names the variable a value came from in each of validate's
+// lines about it: they name the key of the config file ("jobTimeout"), and
+// an operator who set VENUE_JOB_TIMEOUT went looking for it in a file
+// there is none of.
+func fromEnv(err error, getenv func(string) string) error {
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for i, line := range lines {
+		for k := range envKeys {
+			if getenv(k) == "" {
+				continue
+			}
+			if key := envKey(k); strings.HasPrefix(line, key+" ") || strings.HasPrefix(line, key+":") {
+				lines[i] += " (set by " + k + ")"
+			}
+		}
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}
+
+// envKey is the config file's key for the variable k: VENUE_JOB_TIMEOUT is
+// jobTimeout.
+func envKey(k string) string {
+	words := strings.Split(strings.ToLower(strings.TrimPrefix(k, "VENUE_")), "_")
+	for i := 1; i < len(words); i++ {
+		words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
+	}
+	return strings.Join(words, "")
 }
 
 func usageError(err error) error {

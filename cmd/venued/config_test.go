@@ -56,8 +56,10 @@ func TestLoadConfig(t *testing.T) {
 		{"unknown flag", []string{"--colour", "blue"}, env(), nil, "usage: venued"},
 		{"bad seed", nil, env("VENUE_SEED", "xyz"), nil, "seed: want 64 hex digits"},
 		{"bad workers", nil, env("VENUE_WORKERS", "many"), nil, "VENUE_WORKERS"},
-		{"bad job timeout", nil, env("VENUE_JOB_TIMEOUT", "soon"), nil, "jobTimeout"},
+		{"bad job timeout", nil, env("VENUE_JOB_TIMEOUT", "soon"), nil, `jobTimeout "soon": want a duration such as 10m or 90s (set by VENUE_JOB_TIMEOUT)`},
 		{"bad log level", nil, env("VENUE_LOG_LEVEL", "loud"), nil, "logLevel"},
+		{"each bad value names its variable", nil, env("VENUE_BODY_TIMEOUT", "later", "VENUE_LOG_FORMAT", "xml", "VENUE_SEED", "12"), nil,
+			`seed: want 64 hex digits (a 32-byte Ed25519 seed) (set by VENUE_SEED)` + "\n" + `bodyTimeout "later": want a duration such as 30s (set by VENUE_BODY_TIMEOUT)`},
 		{"two config files", []string{file, file}, env(), nil, "unexpected arguments"},
 		{"something after the object", []string{trailing}, env(), nil, "something follows the JSON object"},
 		{"0 from env is the default, as in the file", nil, env("VENUE_WORKERS", "0", "VENUE_MAX_BODY_BYTES", "0"), func(c Config) bool { return c.Workers == 0 }, ""},
@@ -158,4 +160,16 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestConfigFileErrorNamesNoVariable: a bad value from the file is not said
+// to come from a variable, though other VENUE_* variables are set.
+func TestConfigFileErrorNamesNoVariable(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "timeout.json", `{"jobTimeout": "soon"}`)
+	_, err := loadConfig([]string{file}, func(k string) string {
+		return map[string]string{"VENUE_NAME": "x", "VENUE_WORKERS": "2"}[k]
+	})
+	if err == nil || err.Error() != `jobTimeout "soon": want a duration such as 10m or 90s` {
+		t.Fatalf("error %v", err)
+	}
 }
