@@ -170,7 +170,7 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 	}
 	sum, err := e.copyHashed(w, r)
 	if err == nil && sum != ci.sha {
-		err = venue.Errorf(venue.EINVALID, "Cannot PUT asset content: Content hash mismatch. Expected: %x, got: %x", ci.sha, sum)
+		err = hashMismatch(ci.sha, sum)
 	}
 	if err == nil && checker != nil {
 		err = checker.CheckModule(ctx, tee.buf.Bytes())
@@ -183,6 +183,21 @@ func (e *Engine) PutContent(ctx context.Context, id venue.AssetID, r io.Reader) 
 		return "", refusedAs("Cannot PUT asset content", err)
 	}
 	return "0x" + hex.EncodeToString(sum[:]), nil
+}
+
+// emptySHA256 is the SHA-256 of no bytes.
+var emptySHA256 = sha256.Sum256(nil)
+
+// hashMismatch words content whose hash is not the metadata's, saying what
+// to do: the body was empty, or not the file's raw bytes (curl's -d drops
+// its newlines, -F wraps it in a form), or it is another file, which needs
+// metadata of its own since an asset's metadata never changes.
+func hashMismatch(want, got [32]byte) error {
+	why := "send the file's raw bytes as the body (curl --data-binary @file or -T file; -d drops newlines and -F wraps the file in a form), or, if this is the file you mean, register new metadata whose content.sha256 is " + hex.EncodeToString(got[:]) + " (an asset's metadata cannot change)"
+	if got == emptySHA256 {
+		why = "the body was empty: send the file's bytes (curl --data-binary @file or -T file)"
+	}
+	return venue.Errorf(venue.EINVALID, "Cannot PUT asset content: Content hash mismatch. Expected: %x, got: %x: %s", want, got, why)
 }
 
 // refusedAs words the store's refusal of bytes past the caller's bound on

@@ -96,11 +96,18 @@ func TestEngine_AssetContent(t *testing.T) {
 	t.Run("a hash mismatch stores nothing", func(t *testing.T) {
 		_, err := h.PutContent(h.alice, id, bytes.NewReader(content[1:]))
 		wantCode(t, err, venue.EINVALID)
-		if !strings.Contains(err.Error(), "Content hash mismatch") {
+		if !strings.Contains(err.Error(), "Content hash mismatch") || !strings.Contains(err.Error(), "send the file's raw bytes as the body") {
 			t.Fatal(err)
 		}
 		_, err = h.Content(h.alice, id)
 		wantCode(t, err, venue.ENOTFOUND)
+	})
+	t.Run("an empty body is named as such", func(t *testing.T) {
+		_, err := h.PutContent(h.alice, id, bytes.NewReader(nil))
+		wantCode(t, err, venue.EINVALID)
+		if !strings.Contains(err.Error(), "the body was empty") {
+			t.Fatal(err)
+		}
 	})
 	t.Run("matching content round-trips", func(t *testing.T) {
 		sum, err := h.PutContent(h.alice, id, bytes.NewReader(content))

@@ -71,7 +71,13 @@ func (e *Engine) follow(ctx context.Context, c venue.Caller, raw, target string)
 	if !strings.HasPrefix(msg, inner) {
 		return nil, err // found, but not an operation, or the store failed: its own message says so
 	}
-	return nil, venue.UnresolvableOpBecause(raw, "it holds the reference "+clipRef(target)+", which resolves to no operation"+msg[len(inner):])
+	why := msg[len(inner):]
+	if why == "" && t.Kind == venue.RefAsset {
+		// The usual slip: the pin was written before the asset was
+		// registered, or names an id the registration did not return.
+		why = ": no asset with that id is registered on this venue (register the operation's metadata with POST /api/v1/assets, and pin the id it answers)"
+	}
+	return nil, venue.UnresolvableOpBecause(raw, "it holds the reference "+clipRef(target)+", which resolves to no operation"+why)
 }
 
 // pathOp resolves v/ paths in the catalog and o/ or w/ paths in the caller's

@@ -57,12 +57,15 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 	pin(t, h, "o/to-pin", `"o/loop-a"`)
 	pin(t, h, "o/to-nothing", `"v/ops/core/nope"`)
 	pin(t, h, "o/to-junk", `"core:read"`)
+	pin(t, h, "o/to-no-asset", `"0x`+strings.Repeat("cd", 32)+`"`)
 	for _, tc := range []struct{ name, ref, want string }{
 		{"pins in a loop", "o/loop-a", "Cannot resolve operation: o/loop-a (it holds the reference o/loop-b, which resolves to no operation " +
 			"(it holds the reference o/loop-a, and a pin's reference is followed once: pin an operation"},
 		{"a pin of a pin", "o/to-pin", "Cannot resolve operation: o/to-pin (it holds the reference o/loop-a, which resolves to no operation " +
 			"(it holds the reference o/loop-b, and a pin's reference is followed once"},
 		{"a pin of a missing operation", "o/to-nothing", "Cannot resolve operation: o/to-nothing (it holds the reference v/ops/core/nope, which resolves to no operation)"},
+		{"a pin of an unregistered asset", "o/to-no-asset", "Cannot resolve operation: o/to-no-asset (it holds the reference 0x" + strings.Repeat("cd", 32) +
+			", which resolves to no operation: no asset with that id is registered on this venue (register the operation's metadata with POST /api/v1/assets"},
 		{"a pin of no reference", "o/to-junk", "Cannot resolve operation: o/to-junk (it holds the reference core:read, which resolves to no operation"},
 		{"another venue's asset DID", "did:web:elsewhere.example:a:" + plain.Hex(), "Cannot resolve operation"},
 		{"display form", "core:read", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},

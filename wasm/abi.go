@@ -58,6 +58,11 @@ func abiOf(cm wazero.CompiledModule) (ABI, bool, error) {
 			if err := signature(init, nil, nil); err != nil {
 				return "", false, err
 			}
+		} else if fns[exportStart] != nil {
+			// A command that also exports the reactor ABI (a Go guest built
+			// without -buildmode=c-shared): run as a reactor, its runtime
+			// would never be initialised and every call would crash.
+			return "", false, venue.Errorf(venue.EINVALID, "module exports the reactor ABI (venue_alloc, venue_run) and a WASI command's _start but no _initialize: it was built as a command, so its runtime would never be initialised; build it as a reactor library (Go: -buildmode=c-shared; C: -mexec-model=reactor)")
 		}
 		return Reactor, init != nil, nil
 	case fns[exportStart] != nil:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -52,10 +53,24 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 	if stdout.over() {
 		return nil, venue.Errorf(venue.ETOOLARGE, "output of %d bytes exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput)
 	}
+	logStderr(ctx, c, stderr)
 	if out := stdout.buf.Bytes(); json.Valid(out) {
 		return out, nil
 	}
 	return nil, notJSON(stdout.buf.Bytes())
+}
+
+// logStderr sends what a call that did not fail wrote on stderr (its
+// first 4 KiB) to the job's log, as venue.log would: a guest's debug
+// prints, which would otherwise vanish without a trace. A failed call's
+// stderr is its error instead.
+func logStderr(ctx context.Context, c *callState, stderr *capture) {
+	if c.logEnv == nil || stderr.total == 0 {
+		return
+	}
+	if s := stderr.String(); s != "" {
+		c.logEnv.Log(ctx, slog.LevelInfo, "stderr: "+s)
+	}
 }
 
 // start runs a command's _start, stopped if ctx ends first: returning or

@@ -72,7 +72,13 @@
 // hold one JSON value (surrounding whitespace allowed) of at most
 // MaxOutput bytes. On a non-zero exit the job's error is the first 4 KiB of
 // stderr, trimmed, or "the operation exited with code N" if stderr is
-// empty. A module exporting both ABIs is run as a reactor.
+// empty. What a call that succeeds writes on stderr (its first 4 KiB, of
+// either ABI) goes to the venue's log as one line, "stderr: ...", tagged
+// with the job, masked and within the caller's budget of log lines as
+// venue.log's lines are. A module exporting both ABIs is run as a reactor,
+// and must then export _initialize too: one exporting venue_run and _start
+// without it was built as a command (Go without -buildmode=c-shared), whose
+// runtime the reactor ABI would never initialise, and is refused.
 //
 // # Sandbox
 //

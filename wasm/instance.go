@@ -145,6 +145,7 @@ func (in *instance) invoke(ctx context.Context, op string, input []byte, env *ru
 		in.broken = true
 		return nil, in.host.failure(ctx, err, in.stderr.String(), in.mem.Size())
 	}
+	logStderr(ctx, &in.call, &in.stderr)
 	out, err := in.output(in.stack[0])
 	if uint64(in.mem.Size()) > in.host.cfg.memoryLimit()/2 {
 		in.broken = true // retire an instance near its limit: it would fail its next caller

@@ -6,7 +6,7 @@
 //	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o op.wasm ./myop
 //
 //	func init() {
-//		guest.Register("myop:hello", func(in json.RawMessage) (any, error) {
+//		guest.Register("wasm:hello", func(in json.RawMessage) (any, error) {
 //			var p struct{ Name string `json:"name"` }
 //			if err := json.Unmarshal(in, &p); err != nil {
 //				return nil, guest.Errorf("input must be {name}: %v", err)
@@ -16,6 +16,13 @@
 //	}
 //
 //	func main() {} // a reactor's main never runs; the package needs one
+//
+// The name is the operation's adapter as the venue calls it: for a module
+// uploaded as an operation, its metadata's operation.adapter, so the module
+// above is registered with "adapter": "wasm:hello" (one registering "wasm"
+// goes with "adapter": "wasm"). Build it with -buildmode=c-shared: without
+// it the module is a command whose Go runtime a reactor call never starts,
+// and the venue refuses it.
 //
 // On wasip1 the package exports the reactor ABI (venue_abi_1, venue_alloc,
 // venue_run) and imports the host module "venue" (call, result, log); Call

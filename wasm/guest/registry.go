@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Handler runs one operation on its JSON input and returns the output,
@@ -58,7 +60,7 @@ func Errorf(format string, args ...any) error {
 func run(op string, input []byte) (out []byte, err error) {
 	fn, ok := handlers[op]
 	if !ok {
-		return nil, fmt.Errorf("unknown operation %s", op)
+		return nil, unknownOperation(op)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -86,4 +88,31 @@ func marshal(v any) ([]byte, error) {
 		return nil, fmt.Errorf("output is not JSON: %v", err)
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// unknownOperation words a venue_run for an operation the module does not
+// register. An uploaded module is called by its metadata's
+// operation.adapter ("wasm" or "wasm:<name>"), which its author may not
+// have registered (the package example registers "myop:hello"): say so,
+// and what the module does register, since nothing else tells them.
+func unknownOperation(op string) error {
+	if op != "wasm" && !strings.HasPrefix(op, "wasm:") {
+		return fmt.Errorf("unknown operation %s", op)
+	}
+	names := make([]string, 0, len(handlers)+len(forwards))
+	for name := range handlers {
+		names = append(names, name)
+	}
+	for name := range forwards {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	registered := "nothing"
+	if len(names) > 0 {
+		if len(names) > 8 {
+			names = append(names[:8], "…")
+		}
+		registered = strings.Join(names, ", ")
+	}
+	return fmt.Errorf("unknown operation %s: the module registers %s; it is called with its metadata's operation.adapter, so register that name (guest.Register(%q, ...)) or set operation.adapter to \"wasm:<a name it registers>\" and register that", op, registered, op)
 }

@@ -3,6 +3,7 @@ package guest
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -30,6 +31,24 @@ func TestRun(t *testing.T) {
 		out, err := run(tc.op, []byte(tc.in))
 		if got := errText(err); got != tc.wantErr || string(out) != tc.want {
 			t.Errorf("run(%s, %s) = %s, %q; want %s, %q", tc.op, tc.in, out, got, tc.want, tc.wantErr)
+		}
+	}
+}
+
+// TestRun_UploadedAdapter checks that a module called by an adapter it
+// does not register, as an uploaded module is (its metadata's
+// operation.adapter), says what it registers and what to change.
+func TestRun_UploadedAdapter(t *testing.T) {
+	for _, op := range []string{"wasm", "wasm:hello"} {
+		_, err := run(op, []byte(`{}`))
+		for _, want := range []string{
+			"unknown operation " + op + ": the module registers t:echo, t:fail, t:html",
+			"it is called with its metadata's operation.adapter",
+			`guest.Register("` + op + `", ...)`,
+		} {
+			if !strings.Contains(errText(err), want) {
+				t.Errorf("run(%s) error = %q, want it to contain %q", op, errText(err), want)
+			}
 		}
 	}
 }

@@ -43,6 +43,9 @@ func main() {
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"sum": in.A + in.B, "greeting": "hello " + in.Name})
 	case "fail":
 		fail(in.Text)
+	case "stderr": // succeeds, with a debug line on stderr
+		fmt.Fprintln(os.Stderr, in.Text)
+		os.Stdout.WriteString(`{"ok":true}`)
 	case "notjson":
 		fmt.Println("this is not JSON")
 	case "bigoutput":
