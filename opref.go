@@ -58,6 +58,11 @@ func ParseOpRef(s string) (OpRef, error) {
 		ref.Kind, ref.Name = RefName, s
 		return ref, nil
 	}
+	if name, ok := strings.CutPrefix(s, "o:"); ok && name != "" {
+		// The listings show a pin o/<name> as o:<name>, which a client
+		// then sends back.
+		return ref, UnresolvableOpBecause(s, "a pin is invoked by its path, o/"+name+"; o:"+name+" is the name listings show it by")
+	}
 	return ref, UnresolvableOp(s)
 }
 

@@ -69,6 +69,7 @@ func TestEngine_RejectsUnresolvableReferences(t *testing.T) {
 		{"a pin of no reference", "o/to-junk", "Cannot resolve operation: o/to-junk (it holds the reference core:read, which resolves to no operation"},
 		{"another venue's asset DID", "did:web:elsewhere.example:a:" + plain.Hex(), "Cannot resolve operation"},
 		{"display form", "core:read", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: core:read"},
+		{"a pin's listed name", "o:to-pin", "Error invoking operation: IllegalArgumentException:Cannot resolve operation: o:to-pin (a pin is invoked by its path, o/to-pin; o:to-pin is the name listings show it by)"},
 		{"unknown catalog path", "v/ops/core/nope", "Cannot resolve operation: v/ops/core/nope"},
 		{"unknown name", "nope", "Cannot resolve operation: nope"},
 		{"unknown asset", "a/" + strings.Repeat("ab", 32), "Cannot resolve operation"},

@@ -45,7 +45,7 @@ func abiOf(cm wazero.CompiledModule) (ABI, bool, error) {
 	switch {
 	case hasMemory && alloc != nil && run != nil:
 		if fns[exportMarker] == nil {
-			return "", false, venue.Errorf(venue.EINVALID, "module exports venue_alloc and venue_run but not the marker venue_abi_1: it was built for another version of the reactor ABI")
+			return "", false, venue.Errorf(venue.EINVALID, "module exports venue_alloc and venue_run but not venue_abi_1, the marker of the reactor ABI it implements: export a function venue_abi_1 of type () -> () (wasm/guest does), or, if it was built for another version of the ABI, rebuild it for this one")
 		}
 		if err := signature(alloc, []api.ValueType{i32}, []api.ValueType{i32}); err != nil {
 			return "", false, err

@@ -54,10 +54,14 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 		return nil, venue.Errorf(venue.ETOOLARGE, "output of %d bytes exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput)
 	}
 	logStderr(ctx, c, stderr)
-	if out := stdout.buf.Bytes(); json.Valid(out) {
+	out := stdout.buf.Bytes()
+	switch {
+	case json.Valid(out):
 		return out, nil
+	case len(bytes.TrimSpace(out)) == 0:
+		return nil, venue.Errorf(venue.EINTERNAL, "Operation wrote nothing on stdout: a command writes its output there, one JSON value")
 	}
-	return nil, notJSON(stdout.buf.Bytes())
+	return nil, notJSON(out)
 }
 
 // logStderr sends what a call that did not fail wrote on stderr (its

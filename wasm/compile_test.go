@@ -42,7 +42,7 @@ func TestHost_Compile(t *testing.T) {
 		{"no ABI marker", bytesOf(buildModule(nil, []wfunc{
 			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
 			{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: i64Const(0)},
-		}, 1)), "", "module exports venue_alloc and venue_run but not the marker venue_abi_1"},
+		}, 1)), "", "module exports venue_alloc and venue_run but not venue_abi_1, the marker of the reactor ABI it implements: export a function venue_abi_1"},
 		{"venue_run of the wrong type", bytesOf(buildModule(nil, []wfunc{
 			{export: "venue_abi_1"},
 			{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},

@@ -25,6 +25,7 @@ func TestHost_Run(t *testing.T) {
 		{"go command exits non-zero", "v/test/wasm/gocommand", `{"do":"fail","text":"widget jammed"}`, "widget jammed", true},
 		{"c command exit message is trimmed", "v/test/wasm/ccommand", `{"do":"fail"}`, "the C command refuses", true},
 		{"command output must be JSON", "v/test/wasm/gocommand", `{"do":"notjson"}`, `Operation returned output that is not JSON (17 bytes: "this is not JSON\n")`, true},
+		{"a command must write output", "v/test/wasm/gocommand", `{"do":"silent"}`, `Operation wrote nothing on stdout: a command writes its output there, one JSON value`, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.wantErr {

@@ -48,6 +48,8 @@ func main() {
 		os.Stdout.WriteString(`{"ok":true}`)
 	case "notjson":
 		fmt.Println("this is not JSON")
+	case "silent": // succeeds and writes nothing
+		fmt.Println()
 	case "bigoutput":
 		os.Stdout.WriteString(`"` + strings.Repeat("x", in.Size) + `"`)
 	case "loop":
