@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -51,8 +54,16 @@ func CompileSchema(name string, doc json.RawMessage) (*compiledSchema, error) {
 		return nil, venue.Errorf(venue.EINVALID, "schema of %s: %v", name, err)
 	}
 	s, err := c.Compile(url)
+	var bad *jsonschema.SchemaValidationError
+	var ve *jsonschema.ValidationError
+	if errors.As(err, &bad) && errors.As(bad.Err, &ve) {
+		// Against the metaschema: name the keyword and what is wrong with
+		// it, not the library's tree of allOf and anyOf under a URL that
+		// exists only inside the venue.
+		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %s", name, schemaFaults(ve))
+	}
 	if err != nil {
-		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %v", name, err)
+		return nil, venue.Errorf(venue.EINVALID, "schema of %s does not compile: %s", name, strings.ReplaceAll(err.Error(), url, ""))
 	}
 	return &compiledSchema{schema: s, objectOnly: isObjectOnly(doc), flat: newFlatSchema(doc), names: namesOf(doc)}, nil
 }
@@ -114,6 +125,31 @@ func describeViolation(ve *jsonschema.ValidationError, label string) string {
 		}
 	}
 	return label + ": does not match the operation's " + label + " schema"
+}
+
+// schemaFaults words what makes a schema fail the metaschema: each of the
+// innermost failures, where the keyword and what is wrong with it are, e.g.
+// "schema.required: got string, want array". Unlike an input's faults,
+// the values may be shown: a schema is its author's, never a secret.
+func schemaFaults(ve *jsonschema.ValidationError) string {
+	english := message.NewPrinter(language.English)
+	var out []string
+	var walk func(*jsonschema.ValidationError)
+	walk = func(v *jsonschema.ValidationError) {
+		if len(v.Causes) == 0 {
+			d := "schema" + strings.ReplaceAll("/"+strings.Join(v.InstanceLocation, "/"), "/", ".")
+			d = strings.TrimSuffix(d, ".") + ": " + v.ErrorKind.LocalizedString(english)
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+			return
+		}
+		for _, c := range v.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(out, "; ")
 }
 
 // describeKind words one violation as the schema library does, except that

@@ -43,3 +43,22 @@ func TestEngine_SchemaViolationsNeverEchoValues(t *testing.T) {
 		})
 	}
 }
+
+// TestCompileSchema_Faults: a schema that breaks the metaschema is refused
+// with the keyword at fault and what is wrong with it, not the library's
+// tree of allOf and anyOf under a URL only the venue knows.
+func TestCompileSchema_Faults(t *testing.T) {
+	for _, tc := range []struct{ name, doc, want string }{
+		{"required not a list", `{"type": "object", "required": "a"}`, "schema of a/x does not compile: schema.required: got string, want array"},
+		{"an unknown type", `{"type": "objekt"}`, "schema.type: value must be one of 'array', 'boolean', 'integer', 'null', 'number', 'object', 'string'"},
+		{"a bound below zero", `{"properties": {"a": {"minLength": -1}}}`, "schema.properties.a.minLength: minimum: got -1, want 0"},
+		{"a reference to nothing", `{"$ref": "#/nope"}`, `schema of a/x does not compile: json-pointer in "#/nope" not found`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := runtime.CompileSchema("a/x", json.RawMessage(tc.doc))
+			if venue.ErrorCode(err) != venue.EINVALID || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "venue:///") {
+				t.Fatalf("error %v, want it to hold %q", err, tc.want)
+			}
+		})
+	}
+}
