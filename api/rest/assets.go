@@ -70,11 +70,11 @@ type AssetOutput struct {
 	Status      int
 	ContentType string `header:"Content-Type"`
 	ETag        string `header:"ETag" doc:"0x and the SHA-256 of the metadata as served, quoted: the asset id itself when it was registered in canonical form"`
-	Body        rawJSON
+	Body        assetMetadata
 }
 
 func (s *Server) registerAssets() {
-	huma.Register(s.api, s.op("list-assets", http.MethodGet, "/api/v1/assets", "List assets", "Assets"), s.listAssets)
+	huma.Register(s.api, s.documentErrors(s.op("list-assets", http.MethodGet, "/api/v1/assets", "List assets", "Assets"), map[string]string{"400": badPage}), s.listAssets)
 	op := s.op("register-asset", http.MethodPost, "/api/v1/assets", "Register asset metadata", "Assets")
 	op.Description = "Stores the metadata (a JSON object) and returns its id. Metadata with content.sha256 describes an artifact whose bytes are then uploaded with PUT /api/v1/assets/{id}/content."
 	op.DefaultStatus = http.StatusCreated
@@ -122,7 +122,7 @@ func (s *Server) getAsset(ctx context.Context, in *AssetIDInput) (*AssetOutput, 
 	if !json.Valid(meta) {
 		return nil, toAPI(venue.Errorf(venue.EINTERNAL, "Stored metadata of %s is not JSON", id))
 	}
-	out := &AssetOutput{Status: http.StatusOK, ContentType: "application/json", ETag: etagOf(meta), Body: rawJSON(meta)}
+	out := &AssetOutput{Status: http.StatusOK, ContentType: "application/json", ETag: etagOf(meta), Body: assetMetadata(meta)}
 	if in.matches(out.ETag) {
 		out.Status, out.Body = http.StatusNotModified, nil
 	}

@@ -26,8 +26,9 @@ func (s *Server) registerContent() {
 		Description: assetRefDoc}}
 	binary := &huma.Schema{Type: "string", Format: "binary"}
 	str := &huma.Schema{Type: "string"}
-	whole := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}}
-	part := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}}
+	disposition := &huma.Param{Schema: str, Description: "attachment, or inline with inline=true; with the metadata's content.fileName as filename"}
+	whole := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Disposition": disposition}
+	part := map[string]*huma.Param{"ETag": {Schema: str}, "Accept-Ranges": {Schema: str}, "Content-Range": {Schema: str}, "Content-Disposition": disposition}
 	unsatisfiable := errorResponse(s.api, "A malformed byte range, or one that starts past the end (Content-Range: bytes */<size> gives the size)")
 	unsatisfiable.Headers = map[string]*huma.Param{"Content-Range": {Schema: str}, "ETag": {Schema: str}, "Accept-Ranges": {Schema: str}}
 	// The content comes with the media type its metadata names

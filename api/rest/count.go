@@ -36,7 +36,7 @@ func (s *Server) registerCount() {
 	} {
 		op := s.op(r.id, http.MethodGet, r.path, r.summary, "Lattice")
 		op.Description = countDoc
-		huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path or groupBy, or too many entries or groups to group"}), s.countValues)
+		huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path or groupBy, or too many entries or groups to group", "403": foreignRead}), s.countValues)
 	}
 }
 

@@ -37,6 +37,12 @@ func (s *Server) buildOpenAPI() ([]byte, error) {
 		for _, op := range []*huma.Operation{item.Get, item.Post, item.Put, item.Delete} {
 			if op != nil {
 				delete(op.Responses, "422")
+				// A bearer token that is not valid (malformed, expired,
+				// for another audience) is refused on every route, as is
+				// an anonymous caller the configuration lets do less.
+				if _, ok := op.Responses["401"]; !ok && op.Responses["default"] != nil {
+					op.Responses["401"] = errorResponse(s.api, "The bearer token is invalid or expired, or anonymous callers may not do this here")
+				}
 			}
 		}
 	}

@@ -29,7 +29,7 @@ func (s *Server) registerInspect() {
 	op := s.op("inspect-values", http.MethodGet, "/api/v1/values/inspect", "Preview lattice values", "Lattice")
 	op.Description = "A job-free core:inspect: the same preview text the operation gives for the same lattice (with paths as a list when " +
 		"several are given), within a budget of bytes. An absent path previews as /* absent */."
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path, or a negative budget"}), s.inspectValues)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "A malformed path, or a negative budget", "403": foreignRead}), s.inspectValues)
 }
 
 func (s *Server) inspectValues(ctx context.Context, in *InspectValuesInput) (*InspectValuesOutput, error) {

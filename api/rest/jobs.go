@@ -57,7 +57,7 @@ type DeleteJobOutput struct {
 }
 
 func (s *Server) registerJobs() {
-	huma.Register(s.api, s.op("list-jobs", http.MethodGet, "/api/v1/jobs", "List the caller's jobs", "Jobs"), s.listJobs)
+	huma.Register(s.api, s.documentErrors(s.op("list-jobs", http.MethodGet, "/api/v1/jobs", "List the caller's jobs", "Jobs"), map[string]string{"400": badPage}), s.listJobs)
 	op := s.op("get-job", http.MethodGet, "/api/v1/jobs/{id}", "Read a job record", "Jobs")
 	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob}), s.getJob)
 	op = s.op("reply-job", http.MethodPost, "/api/v1/jobs/{id}", "Send a message to a job", "Jobs")
@@ -124,6 +124,7 @@ func (s *Server) replyJob(ctx context.Context, in *ReplyInput) (*ReplyOutput, er
 
 // Error descriptions the job routes share.
 const (
+	badPage  = "An offset or limit that is not a whole number in range, or one given twice"
 	badJobID = "The id is not 32 hex digits"
 	noJob    = "The caller has no such job"
 )

@@ -35,7 +35,19 @@ type JobRecord struct {
 	Output    json.RawMessage `json:"output" doc:"The result; null until COMPLETE"`
 	Error     string          `json:"error,omitempty" doc:"Why the job failed, was cancelled or rejected"`
 	Message   json.RawMessage `json:"message,omitempty" doc:"What an INPUT_REQUIRED or AUTH_REQUIRED job asks of its client"`
-	Prev      json.RawMessage `json:"prev,omitempty" doc:"The record's previous state (status, times, output, error), itself with a prev"`
+	Prev      *JobSnapshot    `json:"prev,omitempty" doc:"The record's previous state (status, time, output, error, message), itself with a prev"`
+}
+
+// JobSnapshot documents one earlier state of a job in a record's prev chain
+// (venue.Job.appendPrev): typed, so that a generated client reads the chain
+// as records rather than as an unknown value.
+type JobSnapshot struct {
+	Status  string          `json:"status" doc:"The job's status then, one of JobRecord's (no enum here: generators would name its constants apart from JobRecord's)"`
+	Updated int64           `json:"updated" doc:"When the job entered that state, ms since the epoch"`
+	Output  json.RawMessage `json:"output,omitempty" doc:"The output it had then, if any"`
+	Error   string          `json:"error,omitempty" doc:"The error it had then, if any"`
+	Message json.RawMessage `json:"message,omitempty" doc:"What it asked its client then, if anything"`
+	Prev    *JobSnapshot    `json:"prev,omitempty" doc:"The state before that one"`
 }
 
 // rawJSON passes an already-encoded JSON value through Huma untouched.
@@ -45,3 +57,16 @@ func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // Schema says the value may be any JSON.
 func (rawJSON) Schema(huma.Registry) *huma.Schema { return &huma.Schema{} }
+
+// assetMetadata is asset metadata as stored, passed through untouched: a
+// JSON object (registering anything else is refused), which the document
+// says, so that a generated client reads a map rather than an unknown value.
+type assetMetadata json.RawMessage
+
+func (m assetMetadata) MarshalJSON() ([]byte, error) { return m, nil }
+
+// Schema says the metadata is a JSON object of any members.
+func (assetMetadata) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Type: huma.TypeObject, AdditionalProperties: true,
+		Description: "The asset's metadata as registered: name, description, content {sha256, contentType, fileName}, operation, and any other members"}
+}

@@ -58,10 +58,11 @@ func (s *Server) registerSecrets() {
 		"A value under 4 characters is refused (400): it could not be masked reliably in job records."
 	op.MaxBodyBytes = venue.MaxSecretValueLen * 8
 	badName := "The name is not 1 to 128 letters, digits, '_', '-' or '.', or the body is neither a string nor {\"value\": string}"
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badName,
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badName, "413": "The body is larger than a secret can be",
 		"409": fmt.Sprintf("The caller keeps %d secrets, the most a user may, and this one is new", venue.MaxSecrets)}), s.putSecret)
 	op = s.op("delete-secret", http.MethodDelete, "/api/v1/secrets/{name}", "Delete a secret", "Secrets")
-	huma.Register(s.api, s.documentErrors(op, map[string]string{"404": "The caller has no secret of that name"}), s.deleteSecret)
+	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": "The name is not 1 to 128 letters, digits, '_', '-' or '.'",
+		"404": "The caller has no secret of that name"}), s.deleteSecret)
 }
 
 func (s *Server) listSecrets(ctx context.Context, _ *struct{}) (*ListSecretsOutput, error) {

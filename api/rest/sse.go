@@ -30,7 +30,8 @@ func (s *Server) registerSSE() {
 		Parameters: []*huma.Param{{Name: "id", In: "path", Required: true, Schema: &huma.Schema{Type: "string"},
 			Description: "Job id: 32 hex digits, with or without 0x"}},
 		Responses: map[string]*huma.Response{
-			"200":     {Description: "An event stream", Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
+			"200": {Description: "An event stream", Headers: map[string]*huma.Param{"Cache-Control": {Schema: &huma.Schema{Type: "string"}, Description: "no-cache"}},
+				Content: map[string]*huma.MediaType{"text/event-stream": {Schema: &huma.Schema{Type: "string"}}}},
 			"400":     errorResponse(s.api, "A malformed job id"),
 			"401":     errorResponse(s.api, "The bearer token is invalid, or anonymous callers may not read here"),
 			"404":     errorResponse(s.api, "No such job"),

@@ -14,6 +14,9 @@ import (
 // caller's own view, which a shared cache must not keep.
 const noStore = "private, no-store"
 
+// foreignRead documents the 403 of a lattice read of another owner's path.
+const foreignRead = "A path of another owner (a DID-qualified path) without a UCAN granting crud/read on it"
+
 // ReadValueInput names a lattice path.
 type ReadValueInput struct {
 	Path    string `query:"path" required:"true" minLength:"1" doc:"Lattice path, e.g. v/ops, j, w/notes, a/<hash>" example:"v/info"`
@@ -61,20 +64,20 @@ func (s *Server) registerValues() {
 	op := s.op("read-value", http.MethodGet, "/api/v1/values/read", "Read a lattice value", "Lattice")
 	op.Description = "A job-free read of the value at a path, as the caller sees the lattice. An absent path is {\"exists\": false}, not 404. " +
 		"A present value read whole has an ETag; sent back in If-None-Match, it makes the answer 304 while the value is unchanged."
-	op = s.documentErrors(op, map[string]string{"400": "A malformed path"})
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path", "403": foreignRead})
 	op.Responses["304"] = notModified("Cache-Control")
 	huma.Register(s.api, op, s.readValue)
 	op = s.op("slice-values", http.MethodGet, "/api/v1/values/slice", "Page through a map or vector", "Lattice")
 	op.Description = "A page of the entries of a map ({key, value} objects in key order; j pages the caller's jobs) or the elements of a vector. " +
 		"A map stored as separate values under its path (written key by key) comes in path order: a key with values below it sorts as the key and '/'. " +
 		"A page over maxSize bytes (default 1,000,000) is refused (400: ask for fewer), unless it is a single entry."
-	op = s.documentErrors(op, map[string]string{"400": "A malformed path or paging value, or a page over maxSize bytes"})
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path or paging value, or a page over maxSize bytes", "403": foreignRead})
 	huma.Register(s.api, op, s.sliceValues)
 	op = s.op("list-values", http.MethodGet, "/api/v1/values/list", "List the keys of a map", "Lattice")
 	op.Description = "A page of the keys of a map in key order (j lists the caller's job ids), or the count of a vector. " +
 		"A map stored as separate values under its path comes in path order, as slice gives it. " +
 		"With fields, each key's values at those paths below it come too, as values: {key: {field: {exists, value, truncated}}}."
-	op = s.documentErrors(op, map[string]string{"400": "A malformed path, paging value or fields list, or fields on a value that is not a map"})
+	op = s.documentErrors(op, map[string]string{"400": "A malformed path, paging value or fields list, or fields on a value that is not a map", "403": foreignRead})
 	huma.Register(s.api, op, s.listValues)
 	s.registerCount()
 	s.registerInspect()
