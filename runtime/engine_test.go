@@ -215,6 +215,18 @@ func TestEngine_RunReturnsBareOutput(t *testing.T) {
 	}
 }
 
+// TestEngine_RunCallerGone: a run whose caller stops waiting says so, not
+// that the venue is shutting down (which the request log then repeated).
+func TestEngine_RunCallerGone(t *testing.T) {
+	h := mustEngine(t)
+	ctx, cancel := context.WithTimeout(h.alice, 100*time.Millisecond)
+	defer cancel()
+	_, err := h.Run(ctx, runtime.InvokeRequest{Operation: "v/test/ops/delay", Input: json.RawMessage(`{"ms": 2000}`)})
+	if msg := venue.ErrorMessage(err); venue.ErrorCode(err) != venue.EUNAVAILABLE || !strings.HasPrefix(msg, "The caller stopped waiting for the operation") {
+		t.Fatalf("run error %v", err)
+	}
+}
+
 func TestEngine_JobTimeout(t *testing.T) {
 	h := mustEngine(t, func(c *runtime.Config) { c.JobTimeout = 50 * time.Millisecond })
 	j := h.invoke(t, "v/test/ops/never", `{}`, time.Minute)

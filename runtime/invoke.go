@@ -108,8 +108,11 @@ func (e *Engine) Run(ctx context.Context, req InvokeRequest) (json.RawMessage, e
 	case venue.StatusInputRequired, venue.StatusAuthRequired:
 		return nil, venue.Errorf(venue.ECONFLICT, "Operation is waiting for its caller (job %s is %s, asking %s), which a run cannot answer: invoke it instead and reply to the job", rec.ID, rec.Status, clipRef(string(rec.Message)))
 	}
-	if ctx.Err() != nil { // the venue is shutting down, or the caller went away
+	if ctx.Err() != nil && e.life.Err() != nil {
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "The venue stopped waiting for the operation (it is shutting down); job %s is %s", rec.ID, rec.Status)
+	}
+	if ctx.Err() != nil { // as the venue's log will tell it: nobody reads this answer
+		return nil, venue.Errorf(venue.EUNAVAILABLE, "The caller stopped waiting for the operation (its connection closed, or its request ended); job %s is %s and goes on", rec.ID, rec.Status)
 	}
 	return nil, venue.Errorf(venue.ETIMEOUT, "Operation did not finish within %s; job %s is %s and goes on: follow it at /api/v1/jobs/%[2]s, or cancel it there", e.cfg.MaxWait, rec.ID, rec.Status)
 }

@@ -217,6 +217,12 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 	s, err := rule(rec)
 	if err != nil {
 		j.mu.Unlock()
+		if venue.ErrorCode(err) == venue.ECONFLICT && e.caughtUp(j, rec) {
+			// Judged on this node's copy, which another node's command
+			// (a pause there, answered PAUSED) had already replaced in
+			// the store before its note arrived: judge again on that.
+			return nil, true, nil
+		}
 		return nil, false, err
 	}
 	n, err := e.transit(j, s, edit)
@@ -233,6 +239,22 @@ func (e *Engine) commandOnce(ctx context.Context, c venue.Caller, id venue.JobID
 		return nil, false, err
 	}
 	return n, t.lost, nil
+}
+
+// caughtUp adopts the stored record of j, held here, when a command was
+// refused on rec, this node's copy, and reports whether the copy was stale:
+// another node changed the job and the note saying so has not been heard
+// yet, so the command must be judged again on what the store holds.
+func (e *Engine) caughtUp(j *job, rec *venue.Job) bool {
+	if e.cfg.SingleNode {
+		return false // no other node changes its jobs
+	}
+	e.adopt(j)
+	if e.jobs.get(j.id) != j {
+		return true
+	}
+	now := j.snapshot()
+	return now.Version != rec.Version || now.Status != rec.Status
 }
 
 // retarget stops j's current execution for stop and, when the job was
@@ -430,6 +452,13 @@ func (e *Engine) DeleteJob(ctx context.Context, id venue.JobID) error {
 	rec, j, err := e.lookup(ctx, c, id)
 	if err != nil {
 		return err
+	}
+	if !rec.Status.Terminal() && j != nil && e.caughtUp(j, rec) {
+		// Another node ended the job (a cancel there) before its note
+		// reached this node, which held the job as it was.
+		if rec, j, err = e.lookup(ctx, c, id); err != nil {
+			return err
+		}
 	}
 	if !rec.Status.Terminal() {
 		return venue.Errorf(venue.ECONFLICT, "Job %s is %s: cancel it before deleting it", id, rec.Status)

@@ -83,9 +83,8 @@ func (e *Engine) deleted(j *job) {
 	j.stopRun()
 	e.jobs.drop(j)
 	e.ended(j)
-	// A row of it still queued here would insert the record again (the
-	// store inserts a job it does not find); one already on its way may
-	// still, which the other node's delete cannot prevent.
+	// A row of it still queued here is dropped; one already on its way is
+	// marked Stored, so the store does not insert it again (JobRow.Stored).
 	e.writer.forget(j.id, venue.Errorf(venue.ENOTFOUND, "Job not found: %s (deleted on another node)", j.id))
 }
 

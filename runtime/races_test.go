@@ -196,3 +196,37 @@ func TestRace_DeletedWhileRowInFlight(t *testing.T) {
 		}
 	}
 }
+
+// TestRace_CommandOnStaleCopy: node B pauses (or cancels) a job node A
+// runs, and the caller's next command goes to A before A has heard of it.
+// A judged the command on its own copy (STARTED): a resume of the job B
+// answered PAUSED got 409 "it is STARTED, not PAUSED", and a delete of the
+// job B answered CANCELLED got 409 "cancel it before deleting it".
+func TestRace_CommandOnStaleCopy(t *testing.T) {
+	a, b, slow := twoNodes(t)
+	j := a.invoke(t, "v/test/ops/delay", `{"ms": 3000}`, 0)
+	b.waitStatus(t, j.ID, venue.StatusStarted)
+	slow.readDelay.Store(int64(300 * time.Millisecond)) // A hears of B's commands late
+	if got, err := b.Pause(b.alice, j.ID); err != nil || got.Status != venue.StatusPaused {
+		t.Fatalf("pause on b: %v %v", got, err)
+	}
+	if got, err := a.Resume(a.alice, j.ID); err != nil || got.Status != venue.StatusStarted {
+		t.Fatalf("resume on a of the job b paused: %v %v", got, err)
+	}
+	slow.readDelay.Store(0)
+
+	k := a.invoke(t, "v/test/ops/delay", `{"ms": 3000}`, 0)
+	b.waitStatus(t, k.ID, venue.StatusStarted)
+	slow.readDelay.Store(int64(300 * time.Millisecond))
+	if got, err := b.Cancel(b.alice, k.ID); err != nil || got.Status != venue.StatusCancelled {
+		t.Fatalf("cancel on b: %v %v", got, err)
+	}
+	if err := a.DeleteJob(a.alice, k.ID); err != nil {
+		t.Fatalf("delete on a of the job b cancelled: %v", err)
+	}
+	slow.readDelay.Store(0)
+	time.Sleep(500 * time.Millisecond)
+	if _, err := b.Job(b.alice, k.ID); venue.ErrorCode(err) != venue.ENOTFOUND {
+		t.Fatalf("deleted job still there: %v", err)
+	}
+}
