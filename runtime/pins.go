@@ -10,6 +10,13 @@ import (
 // read of what it names, and a door lists them on every tools/list.
 const maxPinnedTools = 256
 
+// maxPinnedBytes bounds the metadata of the pins PinnedOperations returns,
+// all of them together: a pin may hold 4 MiB of metadata inline, and 256
+// of them made every listing (uncached on REST) read, parse and send 1 GiB;
+// five concurrent GET /api/v1/operations took a venue to 7.6 GB. Pins past
+// it are left out of the listing (each is still invoked by o/<name>).
+const maxPinnedBytes = 1 << 20
+
 // PinnedOperations returns the operations the caller in ctx has pinned
 // under o/ (o/mcp aside, which holds bridges), each as reached through its
 // pin: path o/<name>, display name o:<name>, tool name <name> in
@@ -23,6 +30,7 @@ func (e *Engine) PinnedOperations(ctx context.Context) ([]*venue.Operation, erro
 		return nil, err
 	}
 	var ops []*venue.Operation
+	total := 0
 	for _, name := range res.Keys {
 		if name == "mcp" {
 			continue
@@ -30,6 +38,9 @@ func (e *Engine) PinnedOperations(ctx context.Context) ([]*venue.Operation, erro
 		op, err := e.Operation(ctx, "o/"+name)
 		if err != nil {
 			continue
+		}
+		if total += len(op.Meta) + len(op.Input) + len(op.Output); total > maxPinnedBytes {
+			break
 		}
 		pinned := *op
 		pinned.Path, pinned.Name, pinned.ToolName = "o/"+name, "o:"+name, venue.SnakeCase(name)

@@ -93,6 +93,16 @@ func (e *Engine) pathOp(ctx context.Context, c venue.Caller, r venue.OpRef, foll
 			return op, err
 		}
 	case venue.NSPins, venue.NSWorkspace:
+		if c.Bound() != nil {
+			// readValue checks nothing: a caller confined to some of its own
+			// namespace (a UCAN sent as the bearer, an agent on its caps)
+			// resolves only what it may read. A share of w/notes read every
+			// string of the issuer's w/ and o/ through "it holds the
+			// reference ...", and every operation stored there.
+			if err := e.Authorize(venue.WithCaller(ctx, c), c.DID+"/"+path, venue.AbilityRead); err != nil {
+				return nil, err
+			}
+		}
 		v, ok, err := e.readValue(ctx, c.DID, r.Path, e.readCap())
 		if err != nil {
 			return nil, err

@@ -72,9 +72,17 @@ func (s *Server) toolsOf(ctx context.Context, c venue.Caller) *toolSet {
 	if s.opts.Bridged == nil {
 		return s.catalog
 	}
-	ts, gen := s.toolCache.get(c.DID)
-	if ts != nil {
-		return ts
+	// The cache is keyed by DID, and a caller confined to part of its
+	// namespace (a UCAN sent as the bearer) shares its issuer's DID: it
+	// would be handed the issuer's pins and bridges, and the issuer its
+	// narrower set. A confined caller's set is neither taken nor kept.
+	cacheable := c.Bound() == nil
+	var ts *toolSet
+	var gen uint64
+	if cacheable {
+		if ts, gen = s.toolCache.get(c.DID); ts != nil {
+			return ts
+		}
 	}
 	since := time.Now()
 	extra, err := s.opts.Bridged.BridgedOperations(ctx)
@@ -83,7 +91,9 @@ func (s *Server) toolsOf(ctx context.Context, c venue.Caller) *toolSet {
 		return s.catalog // the catalog still works when a bridge listing does not
 	}
 	ts = s.catalog.with(extra)
-	s.toolCache.put(c.DID, ts, since, gen)
+	if cacheable {
+		s.toolCache.put(c.DID, ts, since, gen)
+	}
 	return ts
 }
 
