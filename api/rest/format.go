@@ -13,8 +13,9 @@ import (
 // metadata that must come back byte for byte.
 type preEncoded interface{ encoded() []byte }
 
-func (r jobRecord) encoded() []byte { return r.j.AppendJSON(make([]byte, 0, 512)) }
-func (r rawJSON) encoded() []byte   { return r }
+func (r jobRecord) encoded() []byte     { return r.j.AppendJSON(make([]byte, 0, 512)) }
+func (r rawJSON) encoded() []byte       { return r }
+func (m assetMetadata) encoded() []byte { return m }
 
 // jsonFormat is Huma's JSON format with the preEncoded shortcut.
 var jsonFormat = huma.Format{
