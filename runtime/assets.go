@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"strings"
@@ -217,12 +218,18 @@ func (e *Engine) MaxContentSize() int64 { return e.cfg.MaxContentSize }
 func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {
 	h := sha256.New()
 	limit := e.cfg.MaxContentSize
-	n, err := io.Copy(io.MultiWriter(w, h), io.LimitReader(r, limit+1))
+	sink := &writeErr{w: io.MultiWriter(w, h)}
+	n, err := io.Copy(sink, io.LimitReader(r, limit+1))
 	var sum [32]byte
 	if err != nil {
 		var ve *venue.Error
 		if errors.As(err, &ve) { // the store's, as it stages what it is given
 			return sum, refusedAs("Cannot PUT asset content", err)
+		}
+		if sink.err != nil {
+			// The store failed, not the body: the caller's request was
+			// fine, and the store's own words are for the operator's log.
+			return sum, fmt.Errorf("Cannot PUT asset content: storing it failed after %d bytes: %w", n, err)
 		}
 		return sum, venue.Errorf(venue.EINVALID, "Cannot PUT asset content: reading the body failed after %d bytes: %v", n, err)
 	}
@@ -231,6 +238,21 @@ func (e *Engine) copyHashed(w io.Writer, r io.Reader) ([32]byte, error) {
 	}
 	copy(sum[:], h.Sum(nil))
 	return sum, nil
+}
+
+// writeErr keeps the error of its writer, so that a copy's failure can be
+// told apart from its reader's.
+type writeErr struct {
+	w   io.Writer
+	err error
+}
+
+func (x *writeErr) Write(p []byte) (int, error) {
+	n, err := x.w.Write(p)
+	if err != nil && x.err == nil {
+		x.err = err
+	}
+	return n, err
 }
 
 // fullMediaType reports whether ct, which mime.ParseMediaType accepted,

@@ -53,11 +53,18 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 	if err := e.authorizeOwn(ctx, c, venue.AbilityInvoke, venue.NSJobs); err != nil {
 		return nil, nil, nil, err
 	}
-	j, err := e.submit(ctx, c, req)
+	// A job invoked with wait is started before its PENDING row is durable
+	// (lazy: a quick job is written once, finished), unless the store has
+	// been refusing commits: started then, it ran its operation (an HTTP
+	// POST) while its caller was told 503 "try again" with no record of the
+	// run, and the retry ran it twice (an audit's full disk). Until a commit
+	// succeeds again, such a job waits for its row as one without wait does.
+	lazy := req.Wait > 0 && e.writeFailures.Load() == 0
+	j, err := e.submit(ctx, c, req, lazy)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if req.Wait <= 0 {
+	if !lazy {
 		rec, t := j.snapshotTicket()
 		// Even if the caller goes meanwhile: the row is on its way to the
 		// store, and a job stored must run, not stay PENDING for good.
@@ -66,9 +73,10 @@ func (e *Engine) invoke(ctx context.Context, req InvokeRequest) (*job, *venue.Jo
 			e.forsake(j)
 			return nil, nil, nil, storeFailed(t.err)
 		}
-		enc := t.written(rec)
-		e.start(j)
-		return j, rec, enc, nil
+		if req.Wait <= 0 {
+			e.start(j)
+			return j, rec, t.written(rec), nil
+		}
 	}
 	e.start(j)
 	rec, enc, err := e.await(ctx, j, req.Wait)
@@ -147,8 +155,9 @@ func runFailure(code, msg string) error {
 	return &failedJob{venue.Errorf(code, "Operation failed: %s", msg)}
 }
 
-// submit resolves, validates and records a new PENDING job.
-func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) (*job, error) {
+// submit resolves, validates and records a new PENDING job, its row put
+// lazily or not (see writer).
+func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest, lazy bool) (*job, error) {
 	op, err := e.resolve(ctx, c, req.Operation)
 	if err != nil {
 		return nil, err
@@ -181,7 +190,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest) 
 	e.unfinished.Add(1)
 	// A job invoked with wait is not handed out until it ends (or the wait
 	// does, when its newest record is made durable): its PENDING may be lazy.
-	j.last = e.writer.put(rec, &j.stored, req.Wait > 0)
+	j.last = e.writer.put(rec, &j.stored, lazy)
 	e.touchUser(ctx, c.DID)
 	return j, nil
 }
@@ -254,6 +263,12 @@ func (e *Engine) await(ctx context.Context, j *job, wait time.Duration) (*venue.
 	<-t.done // even if the caller went: the record it is handed must be durable
 	if t.err != nil {
 		e.forsake(j)
+		if j.stored.Load() {
+			// The job is stored and goes on (its rows are written again):
+			// its caller must follow it, not invoke it again.
+			return nil, nil, venue.Errorf(venue.EUNAVAILABLE, "Job %s is %s, but its record could not be stored yet (%s). It is written again once the store takes it: follow the job at /api/v1/jobs/%[1]s rather than invoking again",
+				rec.ID, rec.Status, venue.ErrorMessage(storeFailed(t.err)))
+		}
 		return nil, nil, storeFailed(t.err)
 	}
 	if t.lost {

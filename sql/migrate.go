@@ -58,7 +58,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			return fmt.Errorf("read schema version: %w", err)
 		}
 		if last := ms[len(ms)-1].version; cur > last {
-			return fmt.Errorf("schema version %d is newer than this venue knows (%d)", cur, last)
+			return fmt.Errorf("schema version %d is newer than this venue knows (%d): a newer venue upgraded this store; run that version (or a newer one) on it, since this one cannot read it", cur, last)
 		}
 		for _, m := range ms {
 			if m.version > cur {

@@ -243,10 +243,22 @@ func (s *Store) openFile(ctx context.Context, dsn string) error {
 // file can be writable while its directory is not, where SQLite keeps the
 // -wal and -shm files, and its own words name neither.
 func readonlyHint(err error, dir string) error {
-	if err == nil || !strings.Contains(err.Error(), "readonly database") {
+	if err == nil {
 		return err
 	}
-	return fmt.Errorf("%w: SQLite writes the store's file and, beside it, its -wal and -shm files: make the file and its directory %s writable by the venue's user", err, dir)
+	if strings.Contains(err.Error(), "file is not a database") {
+		return fmt.Errorf("%w: the store's file, or the -wal file beside it, is not a SQLite database (another program's file, or damaged): give the venue a new file, or one it made", err)
+	}
+	if strings.Contains(err.Error(), "readonly database") {
+		return fmt.Errorf("%w: SQLite writes the store's file and, beside it, its -wal and -shm files: make the file and its directory %s writable by the venue's user", err, dir)
+	}
+	if strings.Contains(err.Error(), "unable to open database file") {
+		// SQLITE_CANTOPEN once the file itself is open (lockFile opened
+		// it): the -wal or -shm file beside it cannot be opened or made,
+		// typically left by a venue run as another user (root).
+		return fmt.Errorf("%w: SQLite opens, beside the store's file, its -wal and -shm files: make the directory %s and any -wal and -shm files in it (a venue run as another user, such as root, leaves them its own) writable by the venue's user", err, dir)
+	}
+	return err
 }
 
 func randomHex(n int) string {

@@ -13,6 +13,8 @@ import (
 	venue "github.com/gridvenue/venue"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // inTx runs fn in a write transaction and commits if it returns nil. On
@@ -74,7 +76,35 @@ func wrap(err error, format string, args ...any) error {
 	if unreachable(err) {
 		return fmt.Errorf("%w: %w", venue.Errorf(venue.EUNAVAILABLE, "The venue's store cannot be reached; try again shortly"), err)
 	}
+	if diskFull(err) {
+		return fmt.Errorf("%w: %w", errDiskFull, err)
+	}
 	return err
+}
+
+// errDiskFull words a write the store refused for want of disk space. It
+// is EUNAVAILABLE, as a store away is: the doors answer 503 with
+// Retry-After rather than an unexplained 500, and the job writer keeps
+// the rows of jobs already handed out until the store takes them, rather
+// than giving them up after a few tries while this node answers their
+// end (the next start then failed jobs that had completed).
+var errDiskFull = venue.Errorf(venue.EUNAVAILABLE, "The venue's store is out of disk space (database or disk is full), so nothing new can be stored; try again once its operator has freed space")
+
+// diskFull reports whether err says the store's disk (or SQLite's
+// max_page_count) is full: SQLITE_FULL, PostgreSQL's disk_full (53100),
+// or ENOSPC.
+func diskFull(err error) bool {
+	var se *sqlite.Error
+	var pe *pq.Error
+	switch {
+	case errors.Is(err, syscall.ENOSPC):
+		return true
+	case errors.As(err, &pe):
+		return pe.Code == "53100"
+	case errors.As(err, &se):
+		return se.Code()&0xff == sqlite3.SQLITE_FULL // and its extended codes
+	}
+	return false
 }
 
 // unreachable reports whether err says the store could not be reached,
