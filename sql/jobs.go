@@ -112,39 +112,44 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 		// One statement commits by itself: an explicit transaction would
 		// cost two more statements (BEGIN, COMMIT) for the same writes.
 		st, guarded, err := s.upsertFor(ctx, rows, order, notify)
+		if err == nil {
+			err = s.writeChunk(ctx, st, s.w, rows, order, notify, guarded, applied)
+		}
 		if err != nil {
 			return nil, wrap(err, "write %d jobs", len(rows))
 		}
-		if notify {
-			err = s.upsertJobs(ctx, st, rows, order, guarded, applied)
-		} else {
-			err = s.execJobs(ctx, st, s.w, rows, order, guarded, applied)
-		}
-		return applied, wrap(err, "write %d jobs", len(rows))
+		return applied, nil
 	}
-	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		for start := 0; start < len(order); start += upsertRows {
-			chunk := order[start:min(start+upsertRows, len(order))]
-			prepared, guarded, err := s.upsertFor(ctx, rows, chunk, notify)
-			if err != nil {
-				return err
-			}
-			st := tx.StmtContext(ctx, prepared)
-			if notify {
-				err = s.upsertJobs(ctx, st, rows, chunk, guarded, applied)
-			} else {
-				err = s.execJobs(ctx, st, tx, rows, chunk, guarded, applied)
-			}
-			if err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error { return s.upsertChunks(ctx, tx, rows, order, notify, applied) })
 	if err != nil {
 		return nil, wrap(err, "write %d jobs", len(rows))
 	}
 	return applied, nil
+}
+
+// upsertChunks writes rows[order] in tx, upsertRows at a time.
+func (s *Store) upsertChunks(ctx context.Context, tx *sqlx.Tx, rows []runtime.JobRow, order []int, notify bool, applied []bool) error {
+	for start := 0; start < len(order); start += upsertRows {
+		chunk := order[start:min(start+upsertRows, len(order))]
+		prepared, guarded, err := s.upsertFor(ctx, rows, chunk, notify)
+		if err != nil {
+			return err
+		}
+		if err := s.writeChunk(ctx, tx.StmtContext(ctx, prepared), tx, rows, chunk, notify, guarded, applied); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeChunk writes rows[chunk] with the prepared upsert st, through q (the
+// pool or a transaction), and marks the rows applied: named by RETURNING
+// when notifying, counted otherwise.
+func (s *Store) writeChunk(ctx context.Context, st *dbsql.Stmt, q queryer, rows []runtime.JobRow, chunk []int, notify, guarded bool, applied []bool) error {
+	if notify {
+		return s.upsertJobs(ctx, st, rows, chunk, guarded, applied)
+	}
+	return s.execJobs(ctx, st, q, rows, chunk, guarded, applied)
 }
 
 // writeReplacing is WriteJobs on SQLite for a batch with rows marked
@@ -164,11 +169,8 @@ func (s *Store) writeReplacing(ctx context.Context, rows []runtime.JobRow, order
 		}
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
-		for start := 0; start < len(fresh); start += upsertRows {
-			chunk := fresh[start:min(start+upsertRows, len(fresh))]
-			if err := s.execJobs(ctx, tx.StmtContext(ctx, s.upserts[len(chunk)-1]), tx, rows, chunk, false, applied); err != nil {
-				return err
-			}
+		if err := s.upsertChunks(ctx, tx, rows, fresh, false, applied); err != nil {
+			return err
 		}
 		replace := tx.StmtContext(ctx, s.replace)
 		for _, i := range kept {
