@@ -23,7 +23,7 @@ test: ops
 
 ## race: the tests under the race detector
 race: ops
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 20m ./...
 
 ## build: a static venued binary in bin/
 build: ops

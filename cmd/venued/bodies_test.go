@@ -191,6 +191,7 @@ func TestREST_BodiesBudget(t *testing.T) {
 // with Retry-After, holding nothing meanwhile; once the first has read, the
 // record is served again, whole.
 func TestREST_LargeRecordsBudget(t *testing.T) {
+	t.Parallel() // 20 s under -race, and its timings are lower bounds only
 	const body = 13 << 20
 	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes, c.MaxBodiesBytes, c.BodyTimeout = body, body, "1s" })
 	c := newClient(m)
@@ -246,6 +247,7 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 // after bodyTimeout has passed. One connection from any caller stops every
 // invoke of the venue.
 func TestREST_StalledRecordReaderDoesNotStopInvokes(t *testing.T) {
+	t.Parallel() // it sleeps 15 s: the other parallel tests run meanwhile
 	const body = 13 << 20
 	m := MustRunMain(t, "", func(c *Config) { c.MaxBodyBytes, c.MaxBodiesBytes, c.BodyTimeout = body, body, "1s" })
 	c := newClient(m)
