@@ -29,6 +29,11 @@ type Authority struct {
 	// Bound, when not nil, confines the caller to these capabilities, even
 	// in its own namespace: an agent acting on delegated authority.
 	Bound []Capability
+	// Share names the UCAN the caller sent as its bearer token (its
+	// SHA-256, hex), empty for any other caller. Such a token is handed to
+	// others as a share of what it grants: its holder follows the jobs
+	// begun under it (Job.Share), not the rest of the issuer's.
+	Share string
 }
 
 // Grants returns the capabilities proved to c.
@@ -47,6 +52,30 @@ func (c Caller) Bound() []Capability {
 	return c.Authority.Bound
 }
 
+// Share returns the share c acts under (Authority.Share), "" if none.
+func (c Caller) Share() string {
+	if c.Authority == nil {
+		return ""
+	}
+	return c.Authority.Share
+}
+
+// Shared returns c acting under the share named share (Authority.Share).
+func (c Caller) Shared(share string) Caller {
+	a := c.authority()
+	a.Share = share
+	c.Authority = &a
+	return c
+}
+
+// authority returns a copy of c's Authority for a constructor to change.
+func (c Caller) authority() Authority {
+	if c.Authority == nil {
+		return Authority{}
+	}
+	return *c.Authority
+}
+
 // WithGrants returns c also holding grants, which do not expire.
 func (c Caller) WithGrants(grants ...Capability) Caller {
 	return c.WithGrantsUntil(time.Time{}, grants...)
@@ -56,7 +85,8 @@ func (c Caller) WithGrants(grants ...Capability) Caller {
 // no expiry).
 func (c Caller) WithGrantsUntil(until time.Time, grants ...Capability) Caller {
 	old := c.Grants()
-	a := Authority{Bound: c.Bound(), Grants: append(append([]Capability(nil), old...), grants...), Until: c.until()}
+	a := c.authority()
+	a.Grants, a.Until = append(append([]Capability(nil), old...), grants...), c.until()
 	for len(a.Until) < len(old) {
 		a.Until = append(a.Until, time.Time{})
 	}
@@ -98,7 +128,7 @@ func (c Caller) WithoutGrants() Caller {
 	if c.Authority == nil {
 		return c
 	}
-	c.Authority = &Authority{Bound: c.Bound()}
+	c.Authority = &Authority{Bound: c.Bound(), Share: c.Share()}
 	return c
 }
 
@@ -115,7 +145,8 @@ func (c Caller) Bounded(bound []Capability) Caller {
 	if bound == nil {
 		bound = []Capability{}
 	}
-	a := Authority{Grants: c.Grants(), Until: c.until(), Bound: bound}
+	a := c.authority()
+	a.Until, a.Bound = c.until(), bound
 	c.Authority = &a
 	return c
 }

@@ -3,6 +3,7 @@ package venue_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 )
@@ -35,5 +36,36 @@ func TestCallerFrom(t *testing.T) {
 				t.Errorf("CallerFrom = %+v, %v; want %+v, %v", got, ok, tc.want, tc.wantOK)
 			}
 		})
+	}
+}
+
+// TestCaller_ShareOutlivesEveryChange: a caller acting under a share keeps
+// it through every constructor of its authority; the jobs it begins are
+// then followed by the same share whatever grants or bound come after.
+func TestCaller_ShareOutlivesEveryChange(t *testing.T) {
+	cap := venue.Capability{With: "did:key:zA/w/notes", Can: venue.AbilityRead}
+	shared := venue.Caller{DID: "did:key:zA"}.Shared("5e5e")
+	for _, tc := range []struct {
+		name string
+		c    venue.Caller
+	}{
+		{"shared", shared},
+		{"with grants", shared.WithGrants(cap)},
+		{"with grants until", shared.WithGrantsUntil(time.Now().Add(time.Hour), cap)},
+		{"bounded", shared.Bounded([]venue.Capability{cap})},
+		{"without grants", shared.WithGrants(cap).WithoutGrants()},
+		{"granted, then bounded", shared.WithGrants(cap).Bounded(nil)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.c.Share(); got != "5e5e" {
+				t.Fatalf("share %q, want 5e5e", got)
+			}
+		})
+	}
+	if s := (venue.Caller{DID: "did:key:zA"}).WithGrants(cap).Share(); s != "" {
+		t.Fatalf("a caller under no share has share %q", s)
+	}
+	if shared.Authority.Share != "5e5e" || shared.WithGrants(cap).Authority == shared.Authority {
+		t.Fatal("a constructor changed the authority it was given")
 	}
 }

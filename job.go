@@ -16,6 +16,7 @@ type Job struct {
 	Operation string          // the reference the caller invoked, as given
 	Name      string          // the operation's display name, e.g. "core:read"
 	Caller    string          // DID of the caller that owns the job
+	Share     string          // the share it was begun under (Authority.Share), if any
 	Input     json.RawMessage // with secret-marked fields masked
 	Output    json.RawMessage // nil until COMPLETE
 	Error     string          // why the job FAILED, was CANCELLED or REJECTED
@@ -36,7 +37,7 @@ func (j *Job) Next(s JobStatus, now int64) *Job {
 	// One allocation for both: the new state keeps its snapshot alive anyway.
 	p := &struct{ next, snap Job }{next: *j, snap: *j}
 	snap, n := &p.snap, &p.next
-	snap.Input, snap.Operation, snap.Name, snap.Caller, snap.Parent = nil, "", "", "", nil
+	snap.Input, snap.Operation, snap.Name, snap.Caller, snap.Share, snap.Parent = nil, "", "", "", "", nil
 	n.Status, n.Updated, n.Version = s, now, j.Version+1
 	n.Message = nil
 	n.Prev = boundChain(snap)
@@ -83,6 +84,7 @@ type jobWire struct {
 	Op        string          `json:"op"`
 	Name      string          `json:"name"`
 	Caller    string          `json:"caller"`
+	Share     string          `json:"share"`
 	Input     json.RawMessage `json:"input"`
 	Output    json.RawMessage `json:"output"`
 	Error     string          `json:"error"`
@@ -106,7 +108,7 @@ func (j *Job) UnmarshalJSON(b []byte) error {
 		out = nil
 	}
 	*j = Job{ID: w.ID, Status: w.Status, Created: w.Created, Updated: w.Updated,
-		Operation: op, Name: w.Name, Caller: w.Caller, Input: w.Input, Output: out,
+		Operation: op, Name: w.Name, Caller: w.Caller, Share: w.Share, Input: w.Input, Output: out,
 		Error: w.Error, Message: w.Message, Parent: w.Parent, Prev: w.Prev}
 	return nil
 }
@@ -153,6 +155,9 @@ func (j *Job) AppendJSON(b []byte) []byte {
 	}
 	if j.Caller != "" {
 		b = appendField(b, "caller", j.Caller)
+	}
+	if j.Share != "" {
+		b = appendField(b, "share", j.Share)
 	}
 	if j.Parent != nil {
 		b = appendField(b, "parent", j.Parent.String())

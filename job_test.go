@@ -21,6 +21,7 @@ func sampleJob(tb testing.TB) *venue.Job {
 		Operation: "v/ops/core/read",
 		Name:      "core:read",
 		Caller:    "did:key:z6MkiTBz1ymuepAQ4HEHYSF1H8quG5GLVVQR3djdX3mDooWp",
+		Share:     strings.Repeat("5e", 32),
 		Input:     json.RawMessage(`{"path":"w/notes","apiKey":"***"}`),
 		Output:    json.RawMessage(`{"partial":true}`),
 		Error:     "",
@@ -71,7 +72,7 @@ func TestJob_Next(t *testing.T) {
 				t.Errorf("next.Message = %s, want nil: a question is answered by the transition", n.Message)
 			}
 			if n.ID != j.ID || n.Created != j.Created || n.Operation != j.Operation || n.Name != j.Name ||
-				n.Caller != j.Caller || !bytes.Equal(n.Input, j.Input) || !bytes.Equal(n.Output, j.Output) ||
+				n.Caller != j.Caller || n.Share != j.Share || !bytes.Equal(n.Input, j.Input) || !bytes.Equal(n.Output, j.Output) ||
 				n.Error != j.Error || !reflect.DeepEqual(n.Parent, j.Parent) {
 				t.Errorf("next lost a field that does not change:\n got %+v\nwant %+v", n, j)
 			}
@@ -87,9 +88,9 @@ func TestJob_Next(t *testing.T) {
 				!bytes.Equal(p.Output, j.Output) || p.Error != j.Error || !bytes.Equal(p.Message, j.Message) {
 				t.Errorf("snapshot lost what changes between states:\n got %+v\nwant %+v", p, j)
 			}
-			if p.Input != nil || p.Operation != "" || p.Name != "" || p.Caller != "" || p.Parent != nil {
-				t.Errorf("snapshot kept what never changes: input %s op %q name %q caller %q parent %v",
-					p.Input, p.Operation, p.Name, p.Caller, p.Parent)
+			if p.Input != nil || p.Operation != "" || p.Name != "" || p.Caller != "" || p.Share != "" || p.Parent != nil {
+				t.Errorf("snapshot kept what never changes: input %s op %q name %q caller %q share %q parent %v",
+					p.Input, p.Operation, p.Name, p.Caller, p.Share, p.Parent)
 			}
 			if p.Prev != j.Prev {
 				t.Errorf("snapshot.Prev = %p, want the receiver's Prev %p", p.Prev, j.Prev)

@@ -176,7 +176,7 @@ func (e *Engine) submit(ctx context.Context, c venue.Caller, req InvokeRequest, 
 	}
 	now := e.ms()
 	rec := &venue.Job{ID: e.ids.next(), Status: venue.StatusPending, Created: now, Updated: now,
-		Operation: req.Operation, Name: op.RecordName(), Caller: c.DID, Input: maskFields(hideUserInfo(input), op.SecretFields),
+		Operation: req.Operation, Name: op.RecordName(), Caller: c.DID, Share: c.Share(), Input: maskFields(hideUserInfo(input), op.SecretFields),
 		Parent: req.Parent, Version: 1}
 	j := &job{id: rec.ID, caller: c, op: op, input: input, mask: &masker{}, rec: rec, spawned: req.Parent != nil, moved: make(chan struct{}),
 		done: make(chan struct{}), inbox: make(chan struct{}, 1)}

@@ -27,7 +27,9 @@ func (e *Engine) Job(ctx context.Context, id venue.JobID) (*venue.Job, error) {
 	}
 	rec, _, err := e.lookup(ctx, c, id)
 	if venue.ErrorCode(err) == venue.ENOTFOUND && len(c.Grants()) > 0 {
-		if other := e.grantedJob(ctx, id); other != nil {
+		// Grants open other owners' jobs; the caller's own it may not
+		// follow (begun under another share) stay closed.
+		if other := e.grantedJob(ctx, id); other != nil && other.Caller != c.DID {
 			return other, nil
 		}
 	}
@@ -68,6 +70,9 @@ func (e *Engine) Jobs(ctx context.Context, offset, limit int) ([]venue.JobID, in
 	if err := e.authorizeOwn(ctx, c, venue.AbilityRead, venue.NSJobs); err != nil {
 		return nil, 0, err
 	}
+	if err := shareLists(c); err != nil {
+		return nil, 0, err
+	}
 	rows, total, err := e.store.ListJobs(ctx, c.DID, offset, limit, false)
 	if err != nil {
 		return nil, 0, err
@@ -83,13 +88,13 @@ func (e *Engine) Jobs(ctx context.Context, offset, limit int) ([]venue.JobID, in
 // runs it.
 func (e *Engine) lookup(ctx context.Context, c venue.Caller, id venue.JobID) (*venue.Job, *job, error) {
 	if j := e.jobs.get(id); j != nil {
-		if rec := j.snapshot(); rec.Caller == c.DID {
+		if rec := j.snapshot(); follows(c, rec) {
 			return rec, j, nil
 		}
 		return nil, nil, jobNotFound(id)
 	}
 	if rec := e.finished.get(id); rec != nil {
-		if rec.Caller == c.DID {
+		if follows(c, rec) {
 			return rec, nil, nil
 		}
 		return nil, nil, jobNotFound(id)
@@ -102,7 +107,30 @@ func (e *Engine) lookup(ctx context.Context, c venue.Caller, id venue.JobID) (*v
 		return nil, nil, err
 	}
 	rec, err := decodeRow(row)
+	if err == nil && !follows(c, rec) {
+		return nil, nil, jobNotFound(id)
+	}
 	return rec, nil, err
+}
+
+// follows reports whether rec is c's job to read and command: its own, and
+// when c acts under a share (a UCAN sent as the bearer), begun under that
+// share. A record does not otherwise say which of the owner's callers
+// began it, and one share token read every record of its issuer: the
+// outputs of reads of all its namespace.
+func follows(c venue.Caller, rec *venue.Job) bool {
+	return rec.Caller == c.DID && (c.Share() == "" || rec.Share == c.Share())
+}
+
+// shareLists refuses a listing of the caller's jobs to a caller acting
+// under a share, which follows only the jobs begun under it: the store
+// keeps no index by share to page them from.
+func shareLists(c venue.Caller) error {
+	if c.Share() == "" {
+		return nil
+	}
+	return venue.Errorf(venue.EFORBIDDEN, "Capability denied: a UCAN sent as the bearer lists none of its issuer's jobs; "+
+		"read each job begun under it by the id its invoke returned (GET /api/v1/jobs/{id}, or the path j/<id>)")
 }
 
 func jobNotFound(id venue.JobID) error { return venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id) }

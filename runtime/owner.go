@@ -32,7 +32,11 @@ func (e *Engine) callerFor(ctx context.Context, path, can string) (venue.Caller,
 		return c, p, nil // shared by the venue: readable by all
 	}
 	if owner == c.DID {
-		return c, p, e.authorizeOwn(ctx, c, can, p.String())
+		err := e.authorizeOwn(ctx, c, can, p.String())
+		if err == nil && len(p.Segments) == 1 && p.Namespace() == venue.NSJobs {
+			err = shareLists(c)
+		}
+		return c, p, err
 	}
 	if err := e.Authorize(ctx, owner+"/"+p.String(), can); err != nil {
 		return c, p, err

@@ -156,22 +156,24 @@ func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error)
 			return verdict{}, err
 		}
 	}
-	return verdict{caller: ucanBearer(u), expires: u.Expires, once: jti != ""}, nil
+	return verdict{caller: ucanBearer(u, tok), expires: u.Expires, once: jti != ""}, nil
 }
 
 // ucanBearer is the caller a UCAN sent as the bearer makes: its issuer,
 // holding its grants and confined to them, and to invoking and reading
 // jobs, so that the grants can be used through operations and the jobs
-// followed (the record keeps no mark of who of the issuer's callers began
-// a job, so the holder reads the issuer's other job records too). A UCAN
-// is a delegation of what it names: one granting read of w/notes, handed
-// to someone as a share, gave its holder the issuer's whole account when
-// the issuer's own namespace was open to it whatever att said. A token
-// for the whole account names it: {"with": "<did>", "can": "*"}.
-func ucanBearer(u *ucan.Token) venue.Caller {
+// followed. A UCAN is a delegation of what it names: one granting read of
+// w/notes, handed to someone as a share, gave its holder the issuer's
+// whole account when the issuer's own namespace was open to it whatever
+// att said. A token for the whole account names it: {"with": "<did>",
+// "can": "*"}. The caller acts under the token as a share (its hash), so
+// that its holder follows only the jobs begun with that token: the
+// issuer's other job records hold the outputs of every read it made.
+func ucanBearer(u *ucan.Token, tok string) venue.Caller {
 	jobs := u.Issuer + "/" + venue.NSJobs
 	bound := append(slices.Clone(u.Grants), venue.Capability{With: jobs, Can: venue.AbilityInvoke}, venue.Capability{With: jobs, Can: venue.AbilityRead})
-	return venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...).Bounded(bound)
+	sum := sha256.Sum256([]byte(tok))
+	return venue.Caller{DID: u.Issuer}.WithGrantsUntil(u.Expires, u.Grants...).Bounded(bound).Shared(hex.EncodeToString(sum[:]))
 }
 
 // providerIssued checks an RS256 token against the JWKS of the configured

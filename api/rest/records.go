@@ -30,6 +30,7 @@ type JobRecord struct {
 	Op        string          `json:"op" doc:"Same as operation (the reference venue's name for it)"`
 	Name      string          `json:"name,omitempty" doc:"The operation's display name" example:"test:echo"`
 	Caller    string          `json:"caller,omitempty" doc:"DID of the caller that owns the job"`
+	Share     string          `json:"share,omitempty" doc:"Set when the job was begun with a UCAN sent as the bearer token: that token's SHA-256 (hex). Its holder reads and commands only the jobs begun with it"`
 	Parent    string          `json:"parent,omitempty" doc:"Id of the job that spawned this one"`
 	Input     json.RawMessage `json:"input,omitempty" doc:"The input, with secret-marked fields replaced by HIDDEN"`
 	Output    json.RawMessage `json:"output" doc:"The result; null until COMPLETE"`
