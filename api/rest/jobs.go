@@ -57,7 +57,8 @@ type DeleteJobOutput struct {
 }
 
 func (s *Server) registerJobs() {
-	huma.Register(s.api, s.documentErrors(s.op("list-jobs", http.MethodGet, "/api/v1/jobs", "List the caller's jobs", "Jobs"), map[string]string{"400": badPage}), s.listJobs)
+	huma.Register(s.api, s.documentErrors(s.op("list-jobs", http.MethodGet, "/api/v1/jobs", "List the caller's jobs", "Jobs"), map[string]string{"400": badPage,
+		"403": "The caller acts under a UCAN sent as the bearer, which lists no jobs: read each begun with it by id"}), s.listJobs)
 	op := s.op("get-job", http.MethodGet, "/api/v1/jobs/{id}", "Read a job record", "Jobs")
 	huma.Register(s.api, s.documentErrors(op, map[string]string{"400": badJobID, "404": noJob}), s.getJob)
 	op = s.op("reply-job", http.MethodPost, "/api/v1/jobs/{id}", "Send a message to a job", "Jobs")
