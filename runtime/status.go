@@ -59,3 +59,6 @@ func (e *Engine) KnownUser(ctx context.Context, did string) (bool, error) {
 
 // Name returns the venue's name.
 func (e *Engine) Name() string { return e.cfg.Name }
+
+// Version returns the venue's version, as status reports it.
+func (e *Engine) Version() string { return e.cfg.Version }

@@ -108,12 +108,16 @@ func diskFull(err error) bool {
 }
 
 // unreachable reports whether err says the store could not be reached,
-// rather than that a statement failed.
+// rather than that a statement failed. A bare io.EOF is a connection
+// closed before PostgreSQL answered, as a proxy in front of it (PgBouncer,
+// HAProxy, a cloud SQL proxy) does when the server behind is down: lib/pq
+// returns it from the start-up handshake of a new connection. A query's
+// end of rows never reaches here as an error (database/sql takes it).
 func unreachable(err error) bool {
 	var op *net.OpError
 	var pe *pq.Error
 	switch {
-	case errors.As(err, &op), errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF),
+	case errors.As(err, &op), errors.Is(err, driver.ErrBadConn), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF),
 		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET):
 		return true
 	case errors.As(err, &pe):

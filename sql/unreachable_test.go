@@ -31,6 +31,7 @@ func TestWrap_Unreachable(t *testing.T) {
 		{"a refused dial", refused, venue.EUNAVAILABLE},
 		{"a connection reset", fmt.Errorf("read: %w", syscall.ECONNRESET), venue.EUNAVAILABLE},
 		{"a bad connection", driver.ErrBadConn, venue.EUNAVAILABLE},
+		{"a connection closed before the server answered (a proxy whose server is down)", io.EOF, venue.EUNAVAILABLE},
 		{"a connection exception", &pq.Error{Code: "08006"}, venue.EUNAVAILABLE},
 		{"a server shutting down", &pq.Error{Code: "57P01"}, venue.EUNAVAILABLE},
 		{"no connection left", &pq.Error{Code: "53300"}, venue.EUNAVAILABLE},
@@ -98,6 +99,31 @@ func TestOpen_WaitsForPostgres(t *testing.T) {
 	st.Close()
 	if d := time.Since(start); d < 900*time.Millisecond {
 		t.Fatalf("opened after %s, before the server came", d)
+	}
+}
+
+// TestOpen_WaitsBehindAProxy: a proxy whose PostgreSQL is down accepts
+// connections and closes them at once; that is a server not reachable
+// yet, waited for, not a refusal that fails the start at once.
+func TestOpen_WaitsBehindAProxy(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dsn := "postgres://venue@" + ln.Addr().String() + "/venue?sslmode=disable"
+	_, err = Open(context.Background(), dsn, Options{ConnectWait: 1500 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "after waiting 1.5s") {
+		t.Fatalf("a proxy whose server is down: %v", err)
 	}
 }
 

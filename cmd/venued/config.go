@@ -132,8 +132,12 @@ func fromEnv(err error, getenv func(string) string) error {
 }
 
 // envKey is the config file's key for the variable k: VENUE_JOB_TIMEOUT is
-// jobTimeout.
+// jobTimeout. VENUE_ANONYMOUS sets a key within auth, which its name
+// does not say.
 func envKey(k string) string {
+	if k == "VENUE_ANONYMOUS" {
+		return "auth.anonymous"
+	}
 	words := strings.Split(strings.ToLower(strings.TrimPrefix(k, "VENUE_")), "_")
 	for i := 1; i < len(words); i++ {
 		words[i] = strings.ToUpper(words[i][:1]) + words[i][1:]
@@ -146,6 +150,10 @@ func usageError(err error) error {
 }
 
 func readConfigFile(path string, cfg *Config) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// Go's words, "read .: is a directory", do not say which setting.
+		return fmt.Errorf("config file %s is a directory: give the path of a JSON file, such as %s", path, filepath.Join(path, "venue.json"))
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("read config: %w", err)
@@ -228,10 +236,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 			*dst = hostList(v)
 		}
 	}
-	if err := applyEnvNumbers(cfg, getenv); err != nil {
-		return err
-	}
-	return applyEnvSwitches(cfg, getenv)
+	return errors.Join(applyEnvNumbers(cfg, getenv), applyEnvSwitches(cfg, getenv))
 }
 
 // envKeys are the VENUE_* variables the venue reads (applyEnv and
@@ -274,15 +279,19 @@ func hostList(v string) []string {
 	return out
 }
 
-// applyEnvNumbers applies the numeric VENUE_* overrides.
+// applyEnvNumbers applies the numeric VENUE_* overrides. It names every
+// bad one, in the order of their names: the maps are walked in random
+// order, so stopping at the first named a different one at each try.
 func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
+	var errs []error
 	for k, dst := range map[string]*int64{"VENUE_MAX_CONTENT_SIZE": &cfg.MaxContentSize, "VENUE_MAX_BODY_BYTES": &cfg.MaxBodyBytes,
 		"VENUE_MAX_BODIES_BYTES": &cfg.MaxBodiesBytes, "VENUE_MAX_JOB_BYTES": &cfg.MaxJobBytes, "VENUE_MAX_CALLER_BYTES": &cfg.MaxCallerBytes,
 		"VENUE_MAX_USER_VALUES_BYTES": &cfg.MaxUserValues, "VENUE_MAX_USER_ASSETS_BYTES": &cfg.MaxUserAssets} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || n < 0 {
-				return fmt.Errorf("%s=%q: want a positive whole number of bytes (or 0 for the default)", k, v)
+				errs = append(errs, fmt.Errorf("%s=%q: want a positive whole number of bytes (or 0 for the default)", k, v))
+				continue
 			}
 			*dst = n
 		}
@@ -290,9 +299,10 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 	if v := getenv("VENUE_WASM_MEMORY_MIB"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n != 0 && (n < 4 || n > 4096) {
-			return fmt.Errorf("VENUE_WASM_MEMORY_MIB=%q: want a whole number of MiB from 4 to 4096 (or 0 for the default)", v)
+			errs = append(errs, fmt.Errorf("VENUE_WASM_MEMORY_MIB=%q: want a whole number of MiB from 4 to 4096 (or 0 for the default)", v))
+		} else {
+			cfg.WasmMemoryMiB = n
 		}
-		cfg.WasmMemoryMiB = n
 	}
 	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers,
 		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs,
@@ -300,28 +310,27 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 {
-				return fmt.Errorf("%s=%q: want a positive whole number (or 0 for the default)", k, v)
+				errs = append(errs, fmt.Errorf("%s=%q: want a positive whole number (or 0 for the default)", k, v))
+				continue
 			}
 			*dst = n
 		}
 	}
-	return nil
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
 }
 
 // applyEnvSwitches applies the true/false VENUE_* overrides.
 func applyEnvSwitches(cfg *Config, getenv func(string) string) error {
-	pprof, err := envSwitch(getenv, "VENUE_PPROF")
-	if err != nil {
-		return err
-	}
+	pprof, perr := envSwitch(getenv, "VENUE_PPROF")
 	if pprof != nil {
 		cfg.Pprof = *pprof
 	}
-	testOps, err := envSwitch(getenv, "VENUE_TEST_OPS")
+	testOps, terr := envSwitch(getenv, "VENUE_TEST_OPS")
 	if testOps != nil {
 		cfg.TestOps = testOps
 	}
-	return err
+	return errors.Join(perr, terr)
 }
 
 // envSwitch reads a true/false variable; nil when it is unset.

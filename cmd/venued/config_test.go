@@ -53,6 +53,7 @@ func TestLoadConfig(t *testing.T) {
 		{"content larger than the default assets bound", nil, env("VENUE_MAX_CONTENT_SIZE", "21474836480"), nil,
 			"maxUserAssetsBytes 10737418240 is below maxContentSize 21474836480"},
 		{"missing file", []string{filepath.Join(dir, "none.json")}, env(), nil, "read config"},
+		{"a directory for the file", []string{dir}, env(), nil, "config file " + dir + " is a directory: give the path of a JSON file, such as " + filepath.Join(dir, "venue.json")},
 		{"unknown flag", []string{"--colour", "blue"}, env(), nil, "usage: venued"},
 		{"bad seed", nil, env("VENUE_SEED", "xyz"), nil, "seed: want 64 hex digits"},
 		{"bad workers", nil, env("VENUE_WORKERS", "many"), nil, "VENUE_WORKERS"},
@@ -60,10 +61,17 @@ func TestLoadConfig(t *testing.T) {
 		{"bad log level", nil, env("VENUE_LOG_LEVEL", "loud"), nil, "logLevel"},
 		{"each bad value names its variable", nil, env("VENUE_BODY_TIMEOUT", "later", "VENUE_LOG_FORMAT", "xml", "VENUE_SEED", "12"), nil,
 			`seed: want 64 hex digits (a 32-byte Ed25519 seed) (set by VENUE_SEED)` + "\n" + `bodyTimeout "later": want a duration such as 30s (set by VENUE_BODY_TIMEOUT)`},
+		{"a bad anonymous level names its variable", nil, env("VENUE_ANONYMOUS", "all"), nil,
+			`auth.anonymous "all": want none, read, invoke or write (set by VENUE_ANONYMOUS)`},
 		{"two config files", []string{file, file}, env(), nil, "unexpected arguments"},
 		{"something after the object", []string{trailing}, env(), nil, "something follows the JSON object"},
 		{"0 from env is the default, as in the file", nil, env("VENUE_WORKERS", "0", "VENUE_MAX_BODY_BYTES", "0"), func(c Config) bool { return c.Workers == 0 }, ""},
 		{"a negative number names its key", nil, env("VENUE_WORKERS", "-1"), nil, `VENUE_WORKERS="-1"`},
+		{"every bad number and switch is named, in order", nil, env("VENUE_WORKERS", "many", "VENUE_MAX_JOBS", "x", "VENUE_MAX_BODY_BYTES", "big", "VENUE_PPROF", "yes", "VENUE_TEST_OPS", "maybe"), nil,
+			`VENUE_MAX_BODY_BYTES="big": want a positive whole number of bytes (or 0 for the default)` + "\n" +
+				`VENUE_MAX_JOBS="x": want a positive whole number (or 0 for the default)` + "\n" +
+				`VENUE_WORKERS="many": want a positive whole number (or 0 for the default)` + "\n" +
+				`VENUE_PPROF="yes": want true or false` + "\n" + `VENUE_TEST_OPS="maybe": want true or false`},
 		{"a retention in days", nil, env("VENUE_JOB_RETENTION", "30d"), func(c Config) bool { return c.jobRetention() == 30*24*time.Hour }, ""},
 		{"a retention as a Go duration", nil, env("VENUE_JOB_RETENTION", "90m"), func(c Config) bool { return c.jobRetention() == 90*time.Minute }, ""},
 		{"no retention keeps every record", nil, env("VENUE_JOB_RETENTION", "0"), func(c Config) bool { return c.jobRetention() == 0 }, ""},
@@ -122,6 +130,8 @@ func TestRedactDSN(t *testing.T) {
 		{"key=value", "host=db user=venue password=s3cret dbname=venue", "host=db user=venue password=xxxxx dbname=venue"},
 		{"key=value without host or dbname", "user=alice password=pw7 sslmode=disable", "user=alice password=xxxxx sslmode=disable"},
 		{"key=value quoted, with spaces", `host=db password = 's3 cr\'et' sslpassword=s3cret`, "host=db password = xxxxx sslpassword=xxxxx"},
+		{"key=value with a quote left open", "host=db password='s3cret dbname=venue", "host=db password=xxxxx"},
+		{"key=value with a quote left open after a backslash", `host=db password='s3cret\`, "host=db password=xxxxx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, ok := redactDSN(tc.dsn); !ok || got != tc.want {

@@ -34,5 +34,7 @@ func redactDSN(s string) (string, bool) {
 }
 
 // kvPassword finds the value of a password setting in a key=value DSN,
-// quoted ('...', with \' and \\ escapes) or not.
-var kvPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s']\S*)`)
+// quoted ('...', with \' and \\ escapes) or not. A quote left open (a typo,
+// which is when the DSN is logged, in the error) hides the rest of the DSN:
+// where the password ends cannot be told.
+var kvPassword = regexp.MustCompile(`(?i)(\b\w*password\s*=\s*)('(?:[^'\\]|\\.?)*(?:'|$)|[^\s']\S*)`)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -52,8 +53,13 @@ func main() {
 	if limit := gcMemoryLimit(os.Getenv, os.ReadFile); limit > 0 {
 		debug.SetMemoryLimit(limit)
 	}
+	// Registered before NotifyContext's, so that this channel also sees
+	// the first signal, and with room for two, so that neither is dropped.
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	m := NewMain(cfg)
+	go forceOnSecondSignal(signals, m.Logger, os.Exit)
 	if unknown := unknownEnv(os.Environ()); len(unknown) > 0 {
 		m.Logger.Warn("ignoring environment variables the venue does not read: README's configuration table names every VENUE_* variable",
 			"unknown", strings.Join(unknown, ","))
@@ -76,7 +82,8 @@ func serve(ctx context.Context, m *Main, started func()) int {
 		started()
 	}
 	<-ctx.Done()
-	m.Logger.Info("shutting down", "why", context.Cause(ctx)) // for main, the signal
+	m.Logger.Info("shutting down", "why", context.Cause(ctx), // for main, the signal
+		"force", "a second SIGINT or SIGTERM exits at once")
 	begun := time.Now()
 	if err := m.Close(); err != nil && !errors.Is(err, context.Canceled) {
 		m.Logger.Error("shutdown", "err", err)
@@ -84,4 +91,17 @@ func serve(ctx context.Context, m *Main, started func()) int {
 	}
 	m.Logger.Info("venue stopped", "took", time.Since(begun).Round(time.Millisecond))
 	return 0
+}
+
+// forceOnSecondSignal exits at once at the second signal of signals (main's
+// SIGINT and SIGTERM), with code 1. The first starts the stop, which may
+// wait up to shutdownTimeout for slow connections; an operator who presses
+// Ctrl-C again, or a supervisor that sends SIGTERM twice, means now, and
+// without this the second signal was swallowed without a word.
+func forceOnSecondSignal(signals <-chan os.Signal, log *slog.Logger, exit func(int)) {
+	<-signals // the one that began the stop
+	sig := <-signals
+	log.Warn("second signal: exiting at once, without finishing the stop (the jobs running here are left as a killed "+
+		"node leaves them, and a temporary store's directory stays behind)", "signal", sig)
+	exit(1)
 }

@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // runLogged starts a venue configured by opts whose log, at debug, is
@@ -91,7 +93,7 @@ func TestMain_StartAndStopLogs(t *testing.T) {
 	if code := <-done; code != 0 {
 		t.Fatalf("exit code %d\n%s", code, logs)
 	}
-	for _, want := range []string{"docs=http://" + m.Addr + "/swagger", `msg="shutting down" why="terminated signal received"`,
+	for _, want := range []string{"docs=http://" + m.Addr + "/swagger", "version=0.5.0", `msg="shutting down" why="terminated signal received"`,
 		`msg="stopping the jobs queued, running or waiting for a reply here: each ends FAILED" count=1`} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("the log lacks %s:\n%s", want, logs)
@@ -166,5 +168,40 @@ func TestMain_WarnsWhenServedAsAnotherDID(t *testing.T) {
 	}
 	if out := start("http://127.0.0.1:18002"); strings.Contains(out, "level=WARN") {
 		t.Fatalf("the warning repeats at the next start under the same url:\n%s", out)
+	}
+}
+
+// TestForceOnSecondSignal: the first signal only begins the stop; the
+// second exits at once with code 1, saying why, as an operator pressing
+// Ctrl-C again expects.
+func TestForceOnSecondSignal(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		signals  []os.Signal
+		wantExit bool
+	}{
+		{"one signal stops the venue normally", []os.Signal{os.Interrupt}, false},
+		{"a second signal exits at once", []os.Signal{os.Interrupt, os.Interrupt}, true},
+		{"SIGTERM after SIGINT counts as the second", []os.Signal{os.Interrupt, syscall.SIGTERM}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs := &syncBuffer{}
+			signals := make(chan os.Signal, 2)
+			for _, s := range tc.signals {
+				signals <- s
+			}
+			exited := make(chan int, 1)
+			go forceOnSecondSignal(signals, slog.New(slog.NewTextHandler(logs, nil)), func(code int) { exited <- code })
+			select {
+			case code := <-exited:
+				if !tc.wantExit || code != 1 || !strings.Contains(logs.String(), "second signal: exiting at once") {
+					t.Fatalf("exit %d, log %s", code, logs)
+				}
+			case <-time.After(200 * time.Millisecond):
+				if tc.wantExit {
+					t.Fatal("no exit after the second signal")
+				}
+			}
+		})
 	}
 }

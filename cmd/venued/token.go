@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -31,7 +32,7 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 		*base = getenv("VENUE_URL")
 	}
 	if *base == "" && getenv("VENUE_LISTEN") != "" {
-		*base, _ = listenURL(getenv("VENUE_LISTEN")) // the venue's own default URL, as it derives it
+		*base, _ = listenURL(listenAddr(getenv("VENUE_LISTEN"))) // the venue's own default URL, as it derives it
 	}
 	if *base == "" {
 		*base = "http://127.0.0.1:8080"
@@ -62,6 +63,22 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	}
 	_, err = fmt.Fprintf(out, "DID=%s\nSEED=%s\nTOKEN=%s\n", didOf(key), hex.EncodeToString(seed), tok)
 	return err
+}
+
+// listenAddr is the address a venue told to listen on addr derives its
+// default URL from: the venue names the address it got, so a host name
+// (localhost:8080) is resolved as net.Listen resolves it (127.0.0.1:8080).
+// Without it the token named did:web:localhost%3A8080 and the venue, as
+// did:web:127.0.0.1%3A8080, refused it.
+func listenAddr(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil {
+		return addr
+	}
+	if a, err := net.ResolveTCPAddr("tcp", addr); err == nil && a.IP != nil {
+		return a.String()
+	}
+	return addr
 }
 
 func orArgs(err error, rest []string) any {

@@ -70,3 +70,55 @@ func TestToken_OneTimeAcrossNodes(t *testing.T) {
 		}
 	}
 }
+
+// TestToken_Audience: without --url the token is for the venue the
+// environment names, addressed as that venue derives its DID, so that the
+// venue accepts it.
+func TestToken_Audience(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantAud string
+	}{
+		{"nothing set: the default venue", nil, nil, "did:web:127.0.0.1%3A8080"},
+		{"--url wins over the environment", []string{"--url", "https://venue.example"}, map[string]string{"VENUE_URL": "http://other.example"}, "did:web:venue.example"},
+		{"VENUE_URL", nil, map[string]string{"VENUE_URL": "https://venue.example/v", "VENUE_LISTEN": "127.0.0.1:9000"}, "did:web:venue.example:v"},
+		{"VENUE_LISTEN, an address", nil, map[string]string{"VENUE_LISTEN": "127.0.0.1:9000"}, "did:web:127.0.0.1%3A9000"},
+		{"VENUE_LISTEN, every interface", nil, map[string]string{"VENUE_LISTEN": "0.0.0.0:9000"}, "did:web:localhost%3A9000"},
+		{"VENUE_LISTEN, localhost: the address the venue gets", nil, map[string]string{"VENUE_LISTEN": "localhost:9000"}, "did:web:127.0.0.1%3A9000"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := runToken(tc.args, func(k string) string { return tc.env[k] }, &out); err != nil {
+				t.Fatal(err)
+			}
+			if aud := tokenAudience(t, out.String()); aud != tc.wantAud {
+				t.Fatalf("aud %q, want %q", aud, tc.wantAud)
+			}
+		})
+	}
+	t.Run("a venue listening on localhost accepts the token VENUE_LISTEN names", func(t *testing.T) {
+		m := MustRunMain(t, "", func(c *Config) { c.Listen = "localhost:0" })
+		_, port, _ := strings.Cut(m.Addr, ":")
+		var out bytes.Buffer
+		if err := runToken(nil, func(k string) string { return map[string]string{"VENUE_LISTEN": "localhost:" + port}[k] }, &out); err != nil {
+			t.Fatal(err)
+		}
+		_, tok, _ := strings.Cut(out.String(), "TOKEN=")
+		c := newClient(m)
+		c.token = strings.TrimSpace(tok)
+		mustOK(t, c.do(t, "GET", "/api/v1/secrets", nil))
+	})
+}
+
+// tokenAudience is the aud of the token in venued token's output.
+func tokenAudience(t *testing.T, out string) string {
+	t.Helper()
+	_, tok, _ := strings.Cut(out, "TOKEN=")
+	var claims jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(strings.TrimSpace(tok), &claims); err != nil || len(claims.Audience) != 1 {
+		t.Fatalf("token %q: %v", tok, err)
+	}
+	return claims.Audience[0]
+}

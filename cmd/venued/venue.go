@@ -88,7 +88,9 @@ func (m *Main) Run(ctx context.Context) error {
 			m.Logger.Error("serve", "err", err)
 		}
 	}()
-	m.Logger.Info("venue listening", "url", m.Config.URL, "addr", m.Addr, "did", m.engine.Identity().DID,
+	// The version, for an operator upgrading several nodes, who must stop
+	// every node of the old one first (README).
+	m.Logger.Info("venue listening", "version", m.engine.Version(), "url", m.Config.URL, "addr", m.Addr, "did", m.engine.Identity().DID,
 		"store", describeStore(m.Config.Store), "name", m.Config.Name, "testOps", m.Config.testOps(),
 		"docs", strings.TrimSuffix(m.Config.URL, "/")+"/swagger")
 	return nil
