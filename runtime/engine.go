@@ -156,9 +156,6 @@ func New(ctx context.Context, cfg Config, deps Deps) (*Engine, error) {
 	if notes.dropped {
 		e.log.Info("the store kept a copy of the configured seed, which opens every secret it holds: the copy is replaced by a mark, and the seed must be given at every start")
 	}
-	if notes.overrides {
-		e.log.Warn("the configured seed is not the one kept in the store: secrets stored under the kept key cannot be opened, and the venue's signatures change")
-	}
 	e.id, e.publicDID = id, id.PublicDID()
 	info := map[string]any{"did": id.DID, "name": cfg.Name, "version": cfg.Version,
 		"url": id.BaseURL, "started": e.started.UnixMilli()}

@@ -33,8 +33,7 @@ type Identity struct {
 
 // keyNotes are what loadIdentity has to tell the operator at start.
 type keyNotes struct {
-	overrides bool // a configured seed is not the one the store knows: secrets stored under the other cannot be opened
-	dropped   bool // the store kept a copy of the configured seed, now replaced by seedMovedOut
+	dropped bool // the store kept a copy of the configured seed, now replaced by seedMovedOut
 }
 
 // loadIdentity returns the venue's key: the configured seed if there is one,
@@ -45,7 +44,7 @@ type keyNotes struct {
 // secrets were sealed under, and a copy an earlier version kept is replaced (moveSeedOut).
 // A store that knows a configured key but is started without a seed is
 // refused (EINVALID), rather than given a new key that opens none of its
-// secrets.
+// secrets; so is a configured seed other than the key the store knows.
 func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string) (Identity, keyNotes, error) {
 	var notes keyNotes
 	did, err := DIDWeb(baseURL)
@@ -53,31 +52,8 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		return Identity{}, notes, err
 	}
 	if seed != nil {
-		if len(seed) != ed25519.SeedSize {
-			return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
-		}
-		pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
-		// The public key goes in first: a start cut short between the two
-		// steps must not leave a store with neither the seed nor the mark
-		// that refuses a start without it (which would then make a new key
-		// that opens none of its secrets).
-		knownPub, err := st.PutMetaIfAbsent(ctx, metaPublicKey, pub)
-		if err != nil {
-			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
-		}
-		notes.overrides = !bytes.Equal(knownPub, pub)
-		kept, err := st.Meta(ctx, metaSeedKey)
-		switch {
-		case err == nil && bytes.Equal(kept, seed):
-			if err := moveSeedOut(ctx, st); err != nil {
-				return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
-			}
-			notes.dropped = true
-		case err == nil && bytes.Equal(kept, seedMovedOut):
-		case err == nil:
-			notes.overrides = true // the store's own key, which this one replaces
-		case venue.ErrorCode(err) != venue.ENOTFOUND:
-			return Identity{}, notes, fmt.Errorf("load venue key: %w", err)
+		if notes.dropped, err = takeConfiguredSeed(ctx, st, seed); err != nil {
+			return Identity{}, notes, err
 		}
 	} else {
 		if _, err := st.Meta(ctx, metaPublicKey); err == nil {
@@ -99,6 +75,48 @@ func loadIdentity(ctx context.Context, st MetaStore, seed []byte, baseURL string
 		return Identity{}, notes, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
 	}
 	return Identity{Key: ed25519.NewKeyFromSeed(seed), DID: did, BaseURL: strings.TrimRight(baseURL, "/")}, notes, nil
+}
+
+// takeConfiguredSeed checks a configured seed against the key the store
+// knows, records its public key, and moves a copy of it the store kept out
+// (dropped). A seed other than the store's key is refused before anything
+// is written: it would open none of the store's secrets and sign what the
+// other nodes do not trust, and once its public key was recorded, every
+// later start without a seed was refused, the store's own key unused.
+func takeConfiguredSeed(ctx context.Context, st MetaStore, seed []byte) (dropped bool, err error) {
+	if len(seed) != ed25519.SeedSize {
+		return false, venue.Errorf(venue.EINVALID, "venue key seed must be %d bytes, got %d", ed25519.SeedSize, len(seed))
+	}
+	kept, err := st.Meta(ctx, metaSeedKey)
+	if err != nil && venue.ErrorCode(err) != venue.ENOTFOUND {
+		return false, fmt.Errorf("load venue key: %w", err)
+	}
+	if len(kept) == ed25519.SeedSize && !bytes.Equal(kept, seed) {
+		return false, venue.Errorf(venue.EINVALID, "the configured seed (VENUE_SEED or \"seed\") is not the venue key this store keeps, under which its secrets "+
+			"are sealed and its tokens signed: start without a seed to use that key, or configure that key's seed (the 64 hex digits of the "+
+			"store's meta row %s) to keep it out of the store from then on", metaSeedKey)
+	}
+	pub := ed25519.NewKeyFromSeed(seed).Public().(ed25519.PublicKey)
+	// The public key goes in first: a start cut short between the two
+	// steps must not leave a store with neither the seed nor the mark
+	// that refuses a start without it (which would then make a new key
+	// that opens none of its secrets).
+	knownPub, err := st.PutMetaIfAbsent(ctx, metaPublicKey, pub)
+	if err != nil {
+		return false, fmt.Errorf("load venue key: %w", err)
+	}
+	if !bytes.Equal(knownPub, pub) {
+		return false, venue.Errorf(venue.EINVALID, "the configured seed (VENUE_SEED or \"seed\") is not the one this store was started with before "+
+			"(it records that seed's public key, never the seed), under which its secrets are sealed and its tokens signed: give the same seed again. "+
+			"If that seed is lost, nothing opens the store's secrets: delete them and the meta row %s to start the store with a new key", metaPublicKey)
+	}
+	if bytes.Equal(kept, seed) {
+		if err := moveSeedOut(ctx, st); err != nil {
+			return false, fmt.Errorf("load venue key: %w", err)
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // seedMovedOut replaces a configured seed an earlier version kept in the

@@ -1,11 +1,9 @@
 package runtime_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -181,36 +179,6 @@ func TestEngine_CloseRecordsHowJobsEnded(t *testing.T) {
 				t.Fatalf("stored %s %q (%v), want %s %q", rec.Status, rec.Error, err, tc.status, tc.wantError)
 			}
 		})
-	}
-}
-
-// TestEngine_ConfiguredSeedOverridingTheKeptOneIsWarned: a configured seed
-// other than the one kept in the store leaves the secrets stored under the
-// kept key unopenable, which the venue says at start.
-func TestEngine_ConfiguredSeedOverridingTheKeptOneIsWarned(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "venue.db")
-	start := func(seed []byte) string {
-		var logs bytes.Buffer
-		st := openFile(t, path)
-		defer st.Close()
-		e, err := runtime.New(context.Background(), runtime.Config{SingleNode: true, Seed: seed},
-			runtime.Deps{Store: st, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e.Close()
-		return logs.String()
-	}
-	start(nil) // keeps a key of its own
-	seed := make([]byte, 32)
-	seed[0] = 9
-	if logs := start(seed); !strings.Contains(logs, "the configured seed is not the one kept in the store") {
-		t.Fatalf("no warning:\n%s", logs)
-	}
-	path = filepath.Join(t.TempDir(), "venue.db")
-	start(seed)
-	if logs := start(seed); strings.Contains(logs, "the configured seed") {
-		t.Fatalf("a warning for the kept seed itself:\n%s", logs)
 	}
 }
 
