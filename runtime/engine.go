@@ -13,6 +13,10 @@ import (
 	"github.com/gridvenue/venue/runtime/outbound"
 )
 
+// Release is the venue's version, which status reports unless
+// Config.Version says otherwise.
+const Release = "0.5.0"
+
 // Config tunes the engine. A zero value means the documented default.
 type Config struct {
 	BaseURL         string            // public base URL; default http://127.0.0.1:8080
@@ -54,7 +58,7 @@ func (c *Config) setDefaults() {
 		c.Name = "Venue"
 	}
 	if c.Version == "" {
-		c.Version = "0.5.0"
+		c.Version = Release
 	}
 	def(&c.Workers, 64)
 	def(&c.MaxJobs, 20_000)

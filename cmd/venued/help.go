@@ -24,8 +24,13 @@ usage:
       else $VENUE_URL, else the venue $VENUE_LISTEN names, else http://127.0.0.1:8080
   venued openapi
       print the OpenAPI document and exit
+  venued version
+      print the venue's release, the commit it was built from and the Go release
   venued help
       print this text
+
+exit codes: 0 after a normal stop; 2 for a bad setting or argument (the message says which);
+1 when the venue could not start (its log says why) or a second signal cut its stop short.
 `
 
 // isHelp reports whether args ask for help rather than a venue: the help

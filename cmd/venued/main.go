@@ -1,6 +1,7 @@
 // Command venued runs a grid venue: venued [config.json] [flags].
 // "venued openapi" prints the OpenAPI 3.0 document and exits; "venued token"
-// mints a did:key identity and a bearer token for it.
+// mints a did:key identity and a bearer token for it; "venued version"
+// prints the release and the build.
 package main
 
 import (
@@ -19,6 +20,10 @@ import (
 func main() {
 	if isHelp(os.Args[1:]) {
 		fmt.Print(helpText)
+		return
+	}
+	if isVersion(os.Args[1:]) {
+		fmt.Print(versionText(debug.ReadBuildInfo()))
 		return
 	}
 	if len(os.Args) > 1 && os.Args[1] == "openapi" {
