@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
+	"strings"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -24,7 +26,11 @@ func runToken(args []string, getenv func(string) string, out io.Writer) error {
 	fs.SetOutput(io.Discard)
 	base := fs.String("url", "", "public base URL of the venue the token is for (default $VENUE_URL, else http:// and $VENUE_LISTEN, else http://127.0.0.1:8080)")
 	seedHex := fs.String("seed", "", "64 hex digits: mint for this identity instead of a new one")
-	ttl := fs.Duration("ttl", 24*time.Hour, "how long the token is valid (a venue accepts at most its auth.maxTokenTTL, 24h by default)")
+	ttl := new(24 * time.Hour)
+	fs.Func("ttl", "how long the token is valid (a venue accepts at most its auth.maxTokenTTL, 24h by default)", func(s string) (err error) {
+		*ttl, err = parseTTL(s)
+		return err
+	})
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		return fmt.Errorf("%v\nusage: venued token [--url base] [--seed hex] [--ttl 24h]", orArgs(err, fs.Args()))
 	}
@@ -79,6 +85,21 @@ func listenAddr(addr string) string {
 		return a.String()
 	}
 	return addr
+}
+
+// parseTTL reads --ttl: a Go duration (90m, 24h) or whole days (7d), as
+// jobRetention is written.
+func parseTTL(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		var n int
+		n, err = strconv.Atoi(days)
+		d = time.Duration(n) * 24 * time.Hour
+	}
+	if err != nil {
+		return 0, fmt.Errorf("want a duration such as 24h, 90m or 7d")
+	}
+	return d, nil
 }
 
 func orArgs(err error, rest []string) any {

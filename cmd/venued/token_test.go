@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,8 @@ func TestToken_Lifetime(t *testing.T) {
 		{"two days are refused by default", "", "48h", 401},
 		{"a longer maximum accepts two days", "72h", "48h", 200},
 		{"a shorter maximum refuses an hour", "5m", "1h", 401},
+		{"a day written in days is a day", "", "1d", 200},
+		{"two days written in days are refused by default", "", "2d", 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := MustRunMain(t, "", func(c *Config) { c.Auth.MaxTokenTTL = tc.max })
@@ -40,6 +43,12 @@ func TestToken_Lifetime(t *testing.T) {
 				t.Fatalf("%d %s", r.status, r.body)
 			}
 		})
+	}
+	for _, bad := range []string{"1x", "d", "-1d", "0"} {
+		if err := runToken([]string{"--ttl", bad}, func(string) string { return "" }, io.Discard); err == nil ||
+			!strings.Contains(err.Error(), "want a duration") {
+			t.Errorf("--ttl %s: %v, want an error saying what a duration looks like", bad, err)
+		}
 	}
 	cfg := defaultConfig()
 	cfg.Auth.MaxTokenTTL = "forever"
