@@ -191,7 +191,11 @@ func configJSONError(b []byte, err error) string {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return "the JSON ends too early: close every { and \""
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown key " + strings.TrimPrefix(err.Error(), "json: unknown field ") + ": see the configuration table in README.md (keys are written as there, such as maxBodyBytes)"
+		key := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if path := unknownKey(b, reflect.TypeFor[Config]()); path != "" {
+			key = strconv.Quote(path)
+		}
+		return "unknown key " + key + ": see the configuration table in README.md (keys are written as there, such as maxBodyBytes)"
 	}
 	return err.Error()
 }
