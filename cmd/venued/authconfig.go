@@ -60,7 +60,7 @@ func (c Config) anonymousLevel() string {
 func (c Config) anonymousPolicy() (level, why string) {
 	switch {
 	case c.Auth.Anonymous != "":
-		return c.Auth.Anonymous, "set by auth.anonymous"
+		return c.Auth.Anonymous, "set by auth.anonymous or VENUE_ANONYMOUS"
 	case !loopback(c.Listen):
 		return "invoke", "the listener " + c.Listen + " is not loopback; set auth.anonymous to change it"
 	case c.URL != "" && !loopbackURL(c.URL):
