@@ -50,6 +50,10 @@ func (l *connLimit) Accept() (net.Conn, error) {
 	return &limitedConn{Conn: c, free: func() { <-l.slots }}, nil
 }
 
+// open is how many connections are served now (and a slot an Accept
+// holds while it waits for the next).
+func (l *connLimit) open() int { return len(l.slots) }
+
 func (l *connLimit) Close() error {
 	l.closeOnce.Do(func() { close(l.done) })
 	return l.Listener.Close()

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,8 @@ func TestMain_ShutdownEndsStreamsAndWaits(t *testing.T) {
 func TestMain_ShutdownSettlesJobsWhileSlowConnectionsDrain(t *testing.T) {
 	cfg := defaultConfig()
 	cfg.Listen = "127.0.0.1:0"
-	m := &Main{Config: cfg, Logger: slog.New(slog.DiscardHandler)}
+	logs := &syncBuffer{}
+	m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(logs, nil))}
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	started, exited := make(chan struct{}), make(chan int, 1)
@@ -138,6 +140,10 @@ func TestMain_ShutdownSettlesJobsWhileSlowConnectionsDrain(t *testing.T) {
 	answer, _ := io.ReadAll(io.LimitReader(conn, 4096))
 	if !strings.Contains(string(answer), "400 Bad Request") || !strings.Contains(string(answer), "hash mismatch") {
 		t.Fatalf("the upload's answer during the drain: %s", answer)
+	}
+	// The wait was said, with what it waits for.
+	if !regexp.MustCompile(`waiting for the connections still busy .* open=[1-9]`).MatchString(logs.String()) {
+		t.Fatalf("the drain's wait was not logged:\n%s", logs)
 	}
 	conn.Close()
 	if code := <-exited; code != 0 {

@@ -40,6 +40,7 @@ type Main struct {
 	auth   *auth.Auth
 	rest   *rest.Server
 	server *http.Server
+	conns  *connLimit
 	// cancelRequests ends the context of every request still running at
 	// shutdown once drainGrace has passed.
 	cancelRequests context.CancelFunc
@@ -69,7 +70,8 @@ func (m *Main) Run(ctx context.Context) error {
 		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
 	}
 	m.Addr = ln.Addr().String()
-	ln = newConnLimit(ln, m.Config.maxConnections(), m.Logger)
+	m.conns = newConnLimit(ln, m.Config.maxConnections(), m.Logger)
+	ln = m.conns
 	if m.Config.URL == "" {
 		m.Config.URL = m.defaultURL()
 	}
@@ -325,7 +327,7 @@ func (m *Main) Close() error {
 		m.cancelRequests()
 	}
 	if served != nil {
-		errs = append(errs, <-served)
+		errs = append(errs, m.awaitDrain(served))
 	}
 	if m.bridge != nil {
 		m.bridge.Close() // after the engine: no call is left to hand a session back
@@ -337,6 +339,21 @@ func (m *Main) Close() error {
 		errs = append(errs, m.store.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// awaitDrain waits for the HTTP server's drain, saying so first when
+// connections are still busy (a slow upload, download or stream): they may
+// hold the stop up to shutdownTimeout, which without a word looked like a
+// venue that hung.
+func (m *Main) awaitDrain(served <-chan error) error {
+	select {
+	case err := <-served:
+		return err
+	default:
+	}
+	m.Logger.Info("waiting for the connections still busy (a slow upload, download or stream) to finish; a second signal exits at once",
+		"open", m.conns.open(), "atMost", shutdownTimeout)
+	return <-served
 }
 
 // checkStorePath refuses a SQLite store path naming a directory, which
