@@ -51,6 +51,9 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 	switch {
 	case len(bytes.TrimSpace(body)) > 0 && !json.Valid(body):
 		code, message, id = jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", json.RawMessage("null")
+	case strings.Contains(text, "malformed payload") && shapeProblem(body) != "":
+		// The SDK's words name its Go types (jsonrpc2.wireDecode).
+		message = "Invalid request: " + shapeProblem(body)
 	case ref.status == http.StatusNotFound:
 		// Without an id, so that clients read it as the spec's "session
 		// gone" (the Go SDK's client decodes an error with an id as the
@@ -75,6 +78,30 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 		code, message, ref.status = jsonrpc.CodeMethodNotFound, "Method not found: "+clip(method), http.StatusOK
 	}
 	writeRPC(w, ref.status, id, code, message)
+}
+
+// shapeProblem says why body, valid JSON, is no JSON-RPC message the SDK
+// reads, "" if the SDK's reason is another.
+func shapeProblem(body []byte) string {
+	const example = `, such as {"jsonrpc": "2.0", "id": 1, "method": "ping"}`
+	trimmed := bytes.TrimSpace(body)
+	switch {
+	case len(trimmed) == 0:
+		return ""
+	case trimmed[0] != '{' && trimmed[0] != '[':
+		return "the body must be a JSON-RPC message, an object" + example
+	case trimmed[0] == '[':
+		var batch []json.RawMessage
+		if json.Unmarshal(trimmed, &batch) == nil && len(batch) == 0 {
+			return "the batch is empty: send at least one message" + example
+		}
+		return ""
+	}
+	msg := parseMessage(body)
+	if msg != nil && msg["method"] == nil && msg["result"] == nil && msg["error"] == nil {
+		return "the message has no method: a request or notification names one" + example
+	}
+	return ""
 }
 
 // unclean answers a body that Go's decoder would read otherwise than a

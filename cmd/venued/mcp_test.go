@@ -168,6 +168,10 @@ func TestMCP_BadInput(t *testing.T) {
 		{"a log level", `{"jsonrpc":"2.0","id":30,"method":"logging/setLevel","params":{"level":"warning"}}`, `"id":30,"result":{}`},
 		{"the session still works", `{"jsonrpc":"2.0","id":17,"method":"ping"}`, `"id":17,"result":{}`},
 		{"id past 64 bits", `{"jsonrpc":"2.0","id":99999999999999999999999,"method":"ping"}`, `'id' must be a string or an integer`},
+		{"a string for a body", `"ping"`, `{"error":{"code":-32600,"message":"Invalid request: the body must be a JSON-RPC message, an object, such as`},
+		{"a number for a body", `42`, `"Invalid request: the body must be a JSON-RPC message, an object`},
+		{"an empty batch on a session", `[ ]`, `"Invalid request: this session speaks MCP 2025-06-18, which has no batches`},
+		{"a message with neither method nor result", `{"jsonrpc":"2.0"}`, `"Invalid request: the message has no method: a request or notification names one`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mcpPost(t, c, sid, tc.body)
@@ -193,6 +197,11 @@ func TestMCP_BadInput(t *testing.T) {
 			}
 		})
 	}
+	t.Run("an empty batch without a session", func(t *testing.T) {
+		if r := mcpPost(t, c, "", `[ ]`); !strings.Contains(string(r.body), `"Invalid request: the batch is empty: send at least one message`) {
+			t.Fatalf("got %d %s", r.status, r.body)
+		}
+	})
 	t.Run("refused bodies wrote nothing", func(t *testing.T) {
 		for _, path := range []string{"w/bad", "w/dup"} {
 			if r := c.do(t, "GET", "/api/v1/values/read?path="+path, nil); !strings.Contains(string(r.body), `"exists":false`) {
