@@ -115,44 +115,59 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest) (mcp.Result
 // arguments that are not an object, and failures of the venue itself are
 // JSON-RPC errors (*jsonrpc.Error).
 func (s *Server) callTool(ctx context.Context, c venue.Caller, name string, rawArgs json.RawMessage) (*mcp.CallToolResult, error) {
+	res, _, err := s.runTool(ctx, c, name, rawArgs)
+	return res, err
+}
+
+// runTool is callTool, also returning the job the call left running when
+// its request ended first (nil if it did not), which the client may still
+// cancel.
+func (s *Server) runTool(ctx context.Context, c venue.Caller, name string, rawArgs json.RawMessage) (*mcp.CallToolResult, *venue.Job, error) {
 	args := bytes.TrimSpace(rawArgs)
 	if len(args) > 0 && args[0] != '{' && string(args) != "null" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Tool arguments must be a JSON object"}
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Tool arguments must be a JSON object"}
 	}
 	op, err := s.lookup(ctx, c, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	input, ucans, err := splitUCANs(args)
 	if err != nil {
-		return errorResult(err.Error(), ""), nil
+		return errorResult(err.Error(), ""), nil, nil
 	}
 	rec, err := s.e.Invoke(ctx, runtime.InvokeRequest{Operation: op.Path, Input: input, Wait: s.opts.CallWait, UCANs: ucans})
 	if err != nil {
-		return s.refused(c, err)
+		res, err := s.refused(c, err)
+		return res, nil, err
 	}
 	if !rec.Status.Terminal() && ctx.Err() != nil {
-		return s.abandoned(ctx, c, rec), nil
+		if context.Cause(ctx) == errCallCancelled {
+			return s.cancelledCall(ctx, c, rec), nil, nil
+		}
+		return abandoned(rec), rec, nil
 	}
-	return s.result(op, rec), nil
+	return s.result(op, rec), nil, nil
 }
 
 // errCallCancelled is the cause with which the client's
 // notifications/cancelled ends a call the direct path runs.
 var errCallCancelled = errors.New("the client cancelled the call")
 
-// abandoned answers a call whose request ended before its job: the client
-// cancelled it (notifications/cancelled, which cancels the job too, as the
-// client asked) or went away. A cancellation the SDK delivered cannot be
-// told from a closed connection, which MCP says is no cancellation, so
-// that job goes on and the answer says so, rather than that it timed out.
-func (s *Server) abandoned(ctx context.Context, c venue.Caller, rec *venue.Job) *mcp.CallToolResult {
-	if context.Cause(ctx) == errCallCancelled {
-		if n, err := s.e.Cancel(venue.WithCaller(context.WithoutCancel(ctx), c), rec.ID); err == nil {
-			rec = n
-		}
-		return errorResult(fmt.Sprintf("The tool call was cancelled; job %s is %s", rec.ID, rec.Status), rec.ID.String())
+// cancelledCall answers a call the client cancelled with
+// notifications/cancelled while its request was open: its job is cancelled
+// too, as the client asked.
+func (s *Server) cancelledCall(ctx context.Context, c venue.Caller, rec *venue.Job) *mcp.CallToolResult {
+	if n, err := s.e.Cancel(venue.WithCaller(context.WithoutCancel(ctx), c), rec.ID); err == nil {
+		rec = n
 	}
+	return errorResult(fmt.Sprintf("The tool call was cancelled; job %s is %s", rec.ID, rec.Status), rec.ID.String())
+}
+
+// abandoned answers a call whose request ended before its job otherwise:
+// the client went away, which MCP says is no cancellation, or the SDK
+// delivered a cancellation, which cannot be told from that. The job goes
+// on and the answer says so, rather than that it timed out.
+func abandoned(rec *venue.Job) *mcp.CallToolResult {
 	return errorResult(fmt.Sprintf("The tool call ended before its job did. Job ID: %s (status %s); it goes on: poll it with grid_job_result, or cancel it with PUT /api/v1/jobs/%s/cancel",
 		rec.ID, rec.Status, rec.ID), rec.ID.String())
 }

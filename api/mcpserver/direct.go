@@ -11,6 +11,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,7 +47,10 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, msg map[string]j
 		return true
 	}
 	defer sess.release(call.key)
-	res, err := s.callTool(ctx, c, call.name, call.args)
+	res, left, err := s.runTool(ctx, c, call.name, call.args)
+	if left != nil && sess.leave(call.key, left.ID, time.Now()) {
+		s.e.Cancel(context.WithoutCancel(ctx), left.ID) // the answer goes nowhere: the request is over
+	}
 	if err != nil {
 		writeMessage(w, http.StatusOK, call.id, nil, asRPCError(err))
 		return true
@@ -57,8 +61,9 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, msg map[string]j
 
 // cancelled answers notifications/cancelled for a call the direct path
 // runs on r's session: the call's job is cancelled and the call answered
-// so. Others (the SDK's calls, unknown ids) go on to the SDK. It reports
-// whether it answered.
+// so; or for one whose request ended shortly before its job did (see
+// lateCancel): the job is cancelled. Others (the SDK's calls, unknown ids)
+// go on to the SDK. It reports whether it answered.
 func (s *Server) cancelled(w http.ResponseWriter, r *http.Request, msg map[string]json.RawMessage) bool {
 	if msg == nil || methodOf(msg) != "notifications/cancelled" || msg["id"] != nil {
 		return false
@@ -72,8 +77,17 @@ func (s *Server) cancelled(w http.ResponseWriter, r *http.Request, msg map[strin
 	}
 	json.Unmarshal(msg["params"], &p)
 	_, key, ok := requestID(p.RequestID)
-	if !ok || !sess.cancel(key) {
+	if !ok {
 		return false
+	}
+	if !sess.cancel(key) {
+		job, left := sess.takeLeft(key, time.Now())
+		if !left {
+			return false
+		}
+		// The call's request is over, its answer unread: the client only
+		// wants the job stopped, and an error here would reach nobody.
+		s.e.Cancel(r.Context(), job)
 	}
 	w.WriteHeader(http.StatusAccepted)
 	return true

@@ -47,8 +47,38 @@ type session struct {
 	timer    *time.Timer
 
 	mu    sync.Mutex
-	calls map[string]context.CancelCauseFunc // request ids in flight on the direct path, and what cancels each
+	calls map[string]*liveCall // request ids in flight on the direct path
+	left  map[string]leftCall  // request ids whose calls ended before their jobs, for a late cancel
 }
+
+// liveCall is a call in flight on the direct path: what cancels it, and
+// whether notifications/cancelled named it (it may come as the request
+// ends, too late for the cancel to tell).
+type liveCall struct {
+	cancel    context.CancelCauseFunc
+	cancelled bool
+}
+
+// leftCall is a job a call on the direct path left running when its
+// request ended first, and until when a notifications/cancelled naming
+// the call still cancels it.
+type leftCall struct {
+	job   venue.JobID
+	until time.Time
+}
+
+// lateCancel is how long after its request ended a call's job can still be
+// cancelled by notifications/cancelled. A client that gives up on a call
+// ends its request and then notifies: the official Go SDK sends the
+// notification in the background, for up to 5 s, after the request is
+// gone. Ignored, each such cancel left a job running to its deadline
+// (jobTimeout), holding one of its caller's workers: fifty cancelled calls
+// of one client took every worker of the anonymous caller.
+const lateCancel = 10 * time.Second
+
+// maxLeftCalls bounds the jobs a session remembers for a late cancel; past
+// it a call's job goes on uncancellable, as before there was any.
+const maxLeftCalls = 256
 
 func newSessions(timeout time.Duration) *sessions {
 	return &sessions{timeout: timeout, byID: map[string]*session{}, perDID: map[string]int{}}
@@ -66,7 +96,7 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 		r.mu.Unlock()
 		return
 	}
-	s := &session{ss: ss, did: did, calls: map[string]context.CancelCauseFunc{}}
+	s := &session{ss: ss, did: did, calls: map[string]*liveCall{}}
 	s.lastUse.Store(time.Now().UnixNano())
 	r.byID[id] = s
 	r.perDID[did]++
@@ -204,7 +234,8 @@ func (s *session) claim(id string, cancel context.CancelCauseFunc) bool {
 	if _, dup := s.calls[id]; dup {
 		return false
 	}
-	s.calls[id] = cancel
+	s.calls[id] = &liveCall{cancel: cancel}
+	delete(s.left, id) // the id names this call now, not the one that left its job
 	return true
 }
 
@@ -212,12 +243,15 @@ func (s *session) claim(id string, cancel context.CancelCauseFunc) bool {
 // id (notifications/cancelled), and reports whether there was one.
 func (s *session) cancel(id string) bool {
 	s.mu.Lock()
-	cancel := s.calls[id]
+	c := s.calls[id]
+	if c != nil {
+		c.cancelled = true
+	}
 	s.mu.Unlock()
-	if cancel == nil {
+	if c == nil {
 		return false
 	}
-	cancel(errCallCancelled)
+	c.cancel(errCallCancelled)
 	return true
 }
 
@@ -225,4 +259,39 @@ func (s *session) release(id string) {
 	s.mu.Lock()
 	delete(s.calls, id)
 	s.mu.Unlock()
+}
+
+// leave remembers that the call with request id id left job running when
+// its request ended, for a notifications/cancelled that arrives after. It
+// reports whether one came already, as the request ended: the job is then
+// to be cancelled now.
+func (s *session) leave(id string, job venue.JobID, now time.Time) (cancelled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.calls[id]; c != nil && c.cancelled {
+		return true
+	}
+	for k, l := range s.left {
+		if now.After(l.until) {
+			delete(s.left, k)
+		}
+	}
+	if len(s.left) >= maxLeftCalls {
+		return false
+	}
+	if s.left == nil {
+		s.left = map[string]leftCall{}
+	}
+	s.left[id] = leftCall{job: job, until: now.Add(lateCancel)}
+	return false
+}
+
+// takeLeft returns, once, the job the call with request id id left running
+// if its request ended within lateCancel.
+func (s *session) takeLeft(id string, now time.Time) (venue.JobID, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l, ok := s.left[id]
+	delete(s.left, id)
+	return l.job, ok && !now.After(l.until)
 }

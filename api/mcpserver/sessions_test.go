@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -116,5 +117,91 @@ func TestBadInitialize_Large(t *testing.T) {
 	}
 	if w := initialize(`{"x":1}`); w.Code != http.StatusOK || w.Header().Get("Mcp-Session-Id") == "" {
 		t.Fatalf("a small initialize: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestSession_LateCancel: a call whose request ended before its job keeps
+// the job cancellable for lateCancel, once, and only under its own id.
+func TestSession_LateCancel(t *testing.T) {
+	job := venue.JobID{1, 2, 3}
+	at := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name  string
+		setup func(s *session)
+		id    string
+		after time.Duration
+		want  bool
+	}{
+		{"soon after", func(s *session) { s.leave("n1", job, at) }, "n1", time.Second, true},
+		{"at the end of the grace", func(s *session) { s.leave("n1", job, at) }, "n1", lateCancel, true},
+		{"past the grace", func(s *session) { s.leave("n1", job, at) }, "n1", lateCancel + time.Millisecond, false},
+		{"another id", func(s *session) { s.leave("n1", job, at) }, "n2", time.Second, false},
+		{"taken already", func(s *session) {
+			s.leave("n1", job, at)
+			s.takeLeft("n1", at)
+		}, "n1", time.Second, false},
+		{"the id reused by a new call", func(s *session) {
+			s.leave("n1", job, at)
+			s.claim("n1", func(error) {})
+		}, "n1", time.Second, false},
+		{"nothing left", func(*session) {}, "n1", 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{calls: map[string]*liveCall{}}
+			tc.setup(s)
+			got, ok := s.takeLeft(tc.id, at.Add(tc.after))
+			if ok != tc.want || (ok && got != job) {
+				t.Fatalf("takeLeft = %s, %v; want %v", got, ok, tc.want)
+			}
+		})
+	}
+}
+
+// TestSession_LateCancelBound: a client abandoning calls faster than they
+// expire cannot grow a session without bound; expired ones make room.
+func TestSession_LateCancelBound(t *testing.T) {
+	s := &session{calls: map[string]*liveCall{}}
+	at := time.Unix(1000, 0)
+	for i := range 2 * maxLeftCalls {
+		s.leave(fmt.Sprint(i), venue.JobID{1}, at)
+	}
+	if len(s.left) != maxLeftCalls {
+		t.Fatalf("%d calls remembered, want %d", len(s.left), maxLeftCalls)
+	}
+	s.leave("late", venue.JobID{2}, at.Add(lateCancel+time.Second))
+	if len(s.left) != 1 {
+		t.Fatalf("%d calls remembered after the others expired, want 1", len(s.left))
+	}
+}
+
+// TestSession_CancelAsTheRequestEnds: a notifications/cancelled that finds
+// the call still claimed, as its request ends, is not lost: leave reports
+// it, so the job is cancelled rather than left for a notification that
+// already came.
+func TestSession_CancelAsTheRequestEnds(t *testing.T) {
+	at := time.Unix(1000, 0)
+	for _, tc := range []struct {
+		name   string
+		cancel string // the id notifications/cancelled names, "" for none
+		want   bool
+	}{
+		{"cancelled", "n1", true},
+		{"another call cancelled", "n2", false},
+		{"not cancelled", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &session{calls: map[string]*liveCall{}}
+			s.claim("n1", func(error) {})
+			s.claim("n2", func(error) {})
+			if tc.cancel != "" && !s.cancel(tc.cancel) {
+				t.Fatalf("cancel(%s) found no call", tc.cancel)
+			}
+			if got := s.leave("n1", venue.JobID{1}, at); got != tc.want {
+				t.Fatalf("leave = %v, want %v", got, tc.want)
+			}
+			if _, ok := s.takeLeft("n1", at); ok == tc.want {
+				t.Fatalf("takeLeft = %v: a job cancelled already is remembered, or one left is not", ok)
+			}
+		})
 	}
 }

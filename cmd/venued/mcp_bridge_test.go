@@ -747,3 +747,48 @@ func adminVenue(t *testing.T) (*Main, *client, user) {
 	c.token = admin.token(t, m)
 	return m, c, admin
 }
+
+// TestMCPBridge_CancelReachesTheServer: cancelling a job that calls a
+// bridged tool cancels the call on the server too. The bridge closed its
+// session at once, cutting off the notification the SDK sends in the
+// background, so the remote call (here a job of the venue itself, bridged
+// to its own /mcp) ran on to its deadline: forty cancelled calls left forty
+// remote jobs running for ten minutes.
+func TestMCPBridge_CancelReachesTheServer(t *testing.T) {
+	m := MustRunMain(t, "", allowLoopback, func(c *Config) {
+		c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"}
+		c.MCP.BridgeTimeout = "1m"
+	})
+	c := newClient(m)
+	if rec := jobOf(t, c, "v/ops/mcp/server/add", map[string]any{"name": "self", "url": "http://" + m.Addr + "/mcp"}); rec["status"] != "COMPLETE" {
+		t.Fatalf("server/add: %v", rec["error"])
+	}
+	var outer struct{ ID string }
+	c.do(t, "POST", "/api/v1/invoke", `{"operation":"o/mcp/self/test_delay","input":{"ms":30000}}`).json(t, &outer)
+	inner := func() map[string]any {
+		var ids []string
+		c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+		for _, id := range ids {
+			var rec map[string]any
+			if c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &rec); rec["operation"] == "v/test/ops/delay" {
+				return rec
+			}
+		}
+		return nil
+	}
+	for deadline := time.Now().Add(10 * time.Second); inner() == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the bridged call did not reach the server")
+		}
+	}
+	if r := c.do(t, "PUT", "/api/v1/jobs/"+outer.ID+"/cancel", nil); r.status != 200 {
+		t.Fatalf("cancel: %d %s", r.status, r.body)
+	}
+	var rec map[string]any
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if rec = inner(); rec["status"] == "CANCELLED" {
+			return
+		}
+	}
+	t.Fatalf("the server's job of the cancelled call is %v, want CANCELLED", rec["status"])
+}

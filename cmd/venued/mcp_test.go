@@ -435,3 +435,62 @@ func TestMCP_CancelledCall(t *testing.T) {
 		t.Fatalf("the cancelled call, after %s: %d %s", time.Since(begun), r.status, r.body)
 	}
 }
+
+// TestMCP_CancelledAfterItsRequest: a client that gives up on a call ends
+// its request first and notifies after (the official Go SDK does so, in the
+// background); the call's job is cancelled all the same. It went on to the
+// job deadline, holding a worker: fifty such calls took every worker of
+// their caller.
+func TestMCP_CancelledAfterItsRequest(t *testing.T) {
+	m := MustRunMain(t, "", func(c *Config) { c.MCP.IncludePathPrefixes = []string{"v/ops/", "v/test/ops/"} })
+	c := newClient(m)
+	for _, tc := range []struct {
+		name   string
+		giveUp func(t *testing.T)
+	}{
+		{"the Go SDK's client, by its context", func(t *testing.T) {
+			sess := mcpSession(t, m, "")
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second) // time for the call to reach the venue, however loaded
+			defer cancel()
+			if _, err := sess.CallTool(ctx, &mcp.CallToolParams{Name: "test_delay", Arguments: map[string]any{"ms": 30000}}); err == nil {
+				t.Fatal("the call ended before its context")
+			}
+		}},
+		{"a request closed, then the notification", func(t *testing.T) {
+			sid := mcpInit(t, c)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "POST", c.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"test_delay","arguments":{"ms":30000}}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			req.Header.Set("Mcp-Session-Id", sid)
+			if resp, err := c.http.Do(req); err == nil {
+				resp.Body.Close()
+				t.Fatalf("the call answered %d before its request was closed", resp.StatusCode)
+			}
+			time.Sleep(200 * time.Millisecond) // the venue has seen the request end
+			if r := mcpPost(t, c, sid, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,"reason":"timeout"}}`); r.status != 202 {
+				t.Fatalf("cancel: %d %s", r.status, r.body)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before []string
+			c.do(t, "GET", "/api/v1/jobs", nil).json(t, &before)
+			tc.giveUp(t)
+			var ids []string
+			c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
+			if len(ids) != len(before)+1 {
+				t.Fatalf("%d jobs after the call, want %d", len(ids), len(before)+1)
+			}
+			var rec struct{ Status string }
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+				if c.do(t, "GET", "/api/v1/jobs/"+ids[len(ids)-1], nil).json(t, &rec); rec.Status == "CANCELLED" {
+					return
+				}
+			}
+			t.Fatalf("the job of the abandoned call is %s, want CANCELLED", rec.Status)
+		})
+	}
+}

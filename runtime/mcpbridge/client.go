@@ -116,6 +116,12 @@ func (b *Bridge) callTool(ctx context.Context, caller string, s server, tool str
 		switch {
 		case err == nil || errors.As(err, &rpcErr):
 			b.pool.put(k, sess) // a JSON-RPC error leaves the session as it was
+		case ctx.Err() != nil && !errors.Is(err, mcp.ErrConnectionClosed):
+			// The job was cancelled or ran out of time, not the session:
+			// the SDK tells the server so in the background, which a
+			// close now would cut off, leaving the remote call (a job on
+			// another venue) running to its own deadline.
+			b.pool.put(k, sess)
 		default:
 			sess.Close()
 		}
