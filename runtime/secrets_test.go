@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -197,5 +199,40 @@ func TestEngine_SecretsBounded(t *testing.T) {
 				t.Fatalf("message %q", venue.ErrorMessage(err))
 			}
 		})
+	}
+}
+
+// TestEngine_SecretsBoundedUnderRacingPuts: new secrets put at once, with
+// room for one, store one: the count and the put are one turn per owner.
+// Each put counted first and stored after, so as many passed the bound as
+// raced.
+func TestEngine_SecretsBoundedUnderRacingPuts(t *testing.T) {
+	h := mustEngine(t)
+	for i := range venue.MaxSecrets - 1 {
+		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stored atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			err := h.PutSecret(h.alice, fmt.Sprintf("RACER_%d", i), secretValue)
+			switch venue.ErrorCode(err) {
+			case "":
+				stored.Add(1)
+			case venue.ECONFLICT:
+			default:
+				t.Errorf("racer %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	names, err := h.store.SecretNames(context.Background(), "did:key:alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Load() != 1 || len(names) != venue.MaxSecrets {
+		t.Fatalf("%d of 8 racing puts stored, %d names kept; want 1 and %d", stored.Load(), len(names), venue.MaxSecrets)
 	}
 }
