@@ -495,18 +495,26 @@ func parseRetention(s string) (time.Duration, error) {
 	if s == "" || s == "0" {
 		return 0, nil
 	}
-	d, err := time.ParseDuration(s)
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		n, perr := strconv.Atoi(days)
-		d, err = time.Duration(n)*24*time.Hour, perr
-		if n > 100*365 {
-			err = errors.New("too long")
-		}
-	}
+	d, err := parseDuration(s)
 	if err != nil || d < time.Minute {
 		return 0, fmt.Errorf("jobRetention %q: want a duration of at least a minute such as 30d or 720h, or 0 to keep every job record", s)
 	}
 	return d, nil
+}
+
+// parseDuration reads a Go duration ("720h") or whole days ("30d"), at
+// most a hundred years of them, as operators write retentions and token
+// lifetimes.
+func parseDuration(s string) (time.Duration, error) {
+	days, ok := strings.CutSuffix(s, "d")
+	if !ok {
+		return time.ParseDuration(s)
+	}
+	n, err := strconv.Atoi(days)
+	if err == nil && n > 100*365 {
+		err = errors.New("too long")
+	}
+	return time.Duration(n) * 24 * time.Hour, err
 }
 
 func (c Config) bodyTimeout() time.Duration {

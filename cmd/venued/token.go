@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strconv"
-	"strings"
 	"time"
 
 	venue "github.com/gridvenue/venue"
@@ -90,12 +88,7 @@ func listenAddr(addr string) string {
 // parseTTL reads --ttl: a Go duration (90m, 24h) or whole days (7d), as
 // jobRetention is written.
 func parseTTL(s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		var n int
-		n, err = strconv.Atoi(days)
-		d = time.Duration(n) * 24 * time.Hour
-	}
+	d, err := parseDuration(s)
 	if err != nil {
 		return 0, fmt.Errorf("want a duration such as 24h, 90m or 7d")
 	}
