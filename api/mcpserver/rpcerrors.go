@@ -48,12 +48,16 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 		json.Unmarshal(msg["method"], &method)
 	}
 	code, message := int64(jsonrpc.CodeInvalidRequest), "Invalid request: "+trimPrefixFold(text, "invalid request: ")
+	var shape string
+	if strings.Contains(text, "malformed payload") {
+		shape = shapeProblem(body, msg)
+	}
 	switch {
 	case len(bytes.TrimSpace(body)) > 0 && !json.Valid(body):
 		code, message, id = jsonrpc.CodeParseError, "Parse error: the body is not valid JSON", json.RawMessage("null")
-	case strings.Contains(text, "malformed payload") && shapeProblem(body) != "":
+	case shape != "":
 		// The SDK's words name its Go types (jsonrpc2.wireDecode).
-		message = "Invalid request: " + shapeProblem(body)
+		message = "Invalid request: " + shape
 	case ref.status == http.StatusNotFound:
 		// Without an id, so that clients read it as the spec's "session
 		// gone" (the Go SDK's client decodes an error with an id as the
@@ -81,8 +85,9 @@ func writeRefusal(w http.ResponseWriter, r *http.Request, body []byte, ref sdkRe
 }
 
 // shapeProblem says why body, valid JSON, is no JSON-RPC message the SDK
-// reads, "" if the SDK's reason is another.
-func shapeProblem(body []byte) string {
+// reads, "" if the SDK's reason is another. msg is body parsed as one
+// message (parseMessage), nil if it is none.
+func shapeProblem(body []byte, msg map[string]json.RawMessage) string {
 	const example = `, such as {"jsonrpc": "2.0", "id": 1, "method": "ping"}`
 	trimmed := bytes.TrimSpace(body)
 	switch {
@@ -97,7 +102,6 @@ func shapeProblem(body []byte) string {
 		}
 		return ""
 	}
-	msg := parseMessage(body)
 	if msg != nil && msg["method"] == nil && msg["result"] == nil && msg["error"] == nil {
 		return "the message has no method: a request or notification names one" + example
 	}
