@@ -184,6 +184,30 @@ type ValueStore interface {
 	// subtree so never loads it.
 	UpdatePaths(ctx context.Context, owner, path string,
 		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
+
+	// FoldedRows is ValueRows, sizes and all, with the rows below
+	// fold.Path, a path below path, left out but for those at or below
+	// the paths of fold.Keep: the rest come as one BelowRow(fold.Path) if
+	// there are any. The rows at fold.Skip are left out altogether.
+	FoldedRows(ctx context.Context, owner, path string, fold Fold, fn func(ValueRow) error) error
+
+	// UpdateFolded is UpdateValues over the rows FoldedRows gives.
+	// Deleting the BelowRow's path deletes every row below fold.Path,
+	// kept ones too, before the rows put are stored.
+	UpdateFolded(ctx context.Context, owner, path string, fold Fold,
+		fn func(rows []ValueRow) (put []ValueRow, del []string, err error)) error
+}
+
+// Fold names the rows of a subtree a read or update leaves out: those
+// below Path, but for those at or below each path of Keep (each below
+// Path, none below another), and the rows at the paths of Skip (each
+// below the subtree's path, outside Path's). An agent's record is read and
+// changed so without the sessions it does not touch, however many it has
+// gathered, and without its timeline unless it appends to it.
+type Fold struct {
+	Path string
+	Keep []string
+	Skip []string
 }
 
 // BelowRow stands for every row below path in UpdatePaths: its path,

@@ -258,6 +258,30 @@ func TestPostgres_RelatedValuesStreamFromTheKey(t *testing.T) {
 	if err != nil || n != 30000 {
 		t.Fatalf("ValueRows = %d rows, %v", n, err)
 	}
+	// Folded, as an agent's record is read without its sessions: every
+	// part a search of the key, none a sort of the subtree.
+	q, args := s.foldedValues("did:key:a", "w", runtime.Fold{Path: "w/big", Keep: []string{"w/big/000007"}}, "value")
+	rows, err := s.r.QueryContext(t.Context(), "EXPLAIN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		rows.Scan(&line)
+		plan = append(plan, line)
+	}
+	rows.Close()
+	for _, line := range plan {
+		if strings.Contains(line, "Seq Scan") || strings.Contains(line, "Gather") || strings.Contains(line, "Parallel") || strings.Contains(line, "Sort") {
+			t.Fatalf("folded: plan reads or sorts the table rather than searching the key:\n%s", strings.Join(plan, "\n"))
+		}
+	}
+	n = 0
+	err = s.FoldedRows(t.Context(), "did:key:a", "w", runtime.Fold{Path: "w/big", Keep: []string{"w/big/000007"}}, func(runtime.ValueRow) error { n++; return nil })
+	if err != nil || n != 2 {
+		t.Fatalf("FoldedRows = %d rows, %v; want the BelowRow and the kept row", n, err)
+	}
 }
 
 // TestPostgres_ListenResyncsAfterReconnect: when the listening connection

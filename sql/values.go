@@ -26,6 +26,12 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 		col = "NULL"
 	}
 	q, args := s.relatedValues(owner, path, col)
+	return s.streamValues(ctx, path, q, args, fn)
+}
+
+// streamValues calls fn with each row of the lattice query q, checking
+// they come in path order.
+func (s *Store) streamValues(ctx context.Context, path, q string, args []any, fn func(runtime.ValueRow) error) error {
 	st, err := s.prepared(ctx, q)
 	if err != nil {
 		return wrap(err, "load values at %s", path)
@@ -76,7 +82,10 @@ func inOrder(prev *string, path string) error {
 // on the UNION that streams the rows in path order.
 func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
-	return s.updateValues(ctx, owner, path, true, fn)
+	return s.updateValues(ctx, owner, path, func(tx *sqlx.Tx) ([]runtime.ValueRow, error) {
+		q, args := s.relatedValues(owner, path, "value")
+		return orderedRows(scanValues(tx.QueryContext(ctx, q, args...)))
+	}, fn)
 }
 
 // UpdatePaths is UpdateValues with the rows below path folded into one row
@@ -84,12 +93,14 @@ func (s *Store) UpdateValues(ctx context.Context, owner, path string,
 // of them, and deleting that path deletes them all with one statement.
 func (s *Store) UpdatePaths(ctx context.Context, owner, path string,
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
-	return s.updateValues(ctx, owner, path, false, fn)
+	return s.updateValues(ctx, owner, path, func(tx *sqlx.Tx) ([]runtime.ValueRow, error) {
+		return s.pathsAndOneBelow(ctx, tx, owner, path)
+	}, fn)
 }
 
-// updateValues is UpdateValues, with the rows below path loaded (below) or
-// folded into one.
-func (s *Store) updateValues(ctx context.Context, owner, path string, below bool,
+// updateValues runs fn over the rows read gives, in a write transaction
+// that keeps other writers of path's namespace out, and stores its change.
+func (s *Store) updateValues(ctx context.Context, owner, path string, read func(*sqlx.Tx) ([]runtime.ValueRow, error),
 	fn func(rows []runtime.ValueRow) (put []runtime.ValueRow, del []string, err error)) error {
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		if s.d.postgres() {
@@ -98,7 +109,7 @@ func (s *Store) updateValues(ctx context.Context, owner, path string, below bool
 				return err
 			}
 		}
-		rows, err := s.lockedRows(ctx, tx, owner, path, below)
+		rows, err := read(tx)
 		if err != nil {
 			return err
 		}
@@ -110,7 +121,7 @@ func (s *Store) updateValues(ctx context.Context, owner, path string, below bool
 		if err != nil {
 			return err
 		}
-		if err := s.storeValues(ctx, tx, owner, path, put, del); err != nil {
+		if err := s.storeValues(ctx, tx, owner, put, del); err != nil {
 			return err
 		}
 		after, err := s.valuesUsage(ctx, tx, owner, len(put))
@@ -137,19 +148,18 @@ func (s *Store) valuesUsage(ctx context.Context, tx *sqlx.Tx, owner string, puts
 	return n, err
 }
 
-// lockedRows reads the rows related to path in a write transaction: all of
-// them, or (not below) those at path and its ancestors and one
-// runtime.BelowRow if any lie below it, all in one query.
-func (s *Store) lockedRows(ctx context.Context, tx *sqlx.Tx, owner, path string, below bool) ([]runtime.ValueRow, error) {
-	if below {
-		q, args := s.relatedValues(owner, path, "value")
-		rows, err := scanValues(tx.QueryContext(ctx, q, args...))
-		prev := ""
-		for i := 0; err == nil && i < len(rows); i++ {
-			err = inOrder(&prev, rows[i].Path)
-		}
-		return rows, err
+// orderedRows checks that the rows a query gave are in path order.
+func orderedRows(rows []runtime.ValueRow, err error) ([]runtime.ValueRow, error) {
+	prev := ""
+	for i := 0; err == nil && i < len(rows); i++ {
+		err = inOrder(&prev, rows[i].Path)
 	}
+	return rows, err
+}
+
+// pathsAndOneBelow reads, in a write transaction, the rows at path and its
+// ancestors and one runtime.BelowRow if any lie below it, in one query.
+func (s *Store) pathsAndOneBelow(ctx context.Context, tx *sqlx.Tx, owner, path string) ([]runtime.ValueRow, error) {
 	q, args := s.pathsAndBelow(owner, path)
 	rows, err := scanValues(tx.QueryContext(ctx, q, args...))
 	for i, r := range rows {
@@ -217,15 +227,15 @@ func pathIn(owner, path string) (string, []any) {
 	return in.String(), args
 }
 
-// storeValues deletes del and stores put. A BelowRow's path in del deletes
-// every row below path. Its statements are prepared (valueWrites): parsing
+// storeValues deletes del and stores put. A BelowRow's path in del (one
+// ending in '/', which no row's does) deletes every row below its path. Its statements are prepared (valueWrites): parsing
 // one again on every write also compiled values_usage's triggers again.
-func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner, path string, put []runtime.ValueRow, del []string) error {
+func (s *Store) storeValues(ctx context.Context, tx *sqlx.Tx, owner string, put []runtime.ValueRow, del []string) error {
 	w := &s.valueWrites
 	for _, p := range del {
 		st, args := w.deleteAt, []any{owner, p}
-		if p == runtime.BelowRow(path).Path {
-			st, args = w.deleteBelow, []any{owner, path + "/", path + "0"}
+		if below, ok := strings.CutSuffix(p, "/"); ok {
+			st, args = w.deleteBelow, []any{owner, below + "/", below + "0"}
 		}
 		if _, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...); err != nil {
 			return err

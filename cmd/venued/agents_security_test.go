@@ -8,6 +8,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 	"github.com/gridvenue/venue/runtime/ucan"
 	"github.com/gridvenue/venue/tools/llmstub"
 )
@@ -62,8 +63,8 @@ func TestAgents_StateIsTheEngines(t *testing.T) {
 func forge(t *testing.T, m *Main, owner, id, rel string, edit func(cur json.RawMessage) json.RawMessage) {
 	t.Helper()
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: owner})
-	err := m.engine.UpdateTree(ctx, "g/"+id+"/"+rel, func(cur json.RawMessage, _ bool) (map[string]json.RawMessage, error) {
-		return map[string]json.RawMessage{"": edit(cur)}, nil
+	err := m.engine.UpdateTree(ctx, "g/"+id+"/"+rel, runtime.Fold{}, func(cur runtime.Tree) (map[string]json.RawMessage, error) {
+		return map[string]json.RawMessage{"": edit(cur.Value)}, nil
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 // within runs op in the background and returns its reply, failing the test
@@ -249,7 +250,7 @@ func TestAgents_ListsEveryAgent(t *testing.T) {
 	ctx := venue.WithCaller(context.Background(), owner)
 	const n = 1005
 	for i := range n {
-		err := m.engine.UpdateTree(ctx, fmt.Sprintf("g/a%04d", i), func(json.RawMessage, bool) (map[string]json.RawMessage, error) {
+		err := m.engine.UpdateTree(ctx, fmt.Sprintf("g/a%04d", i), runtime.Fold{}, func(runtime.Tree) (map[string]json.RawMessage, error) {
 			return map[string]json.RawMessage{"status": json.RawMessage(`"SLEEPING"`), "config": json.RawMessage(`{}`)}, nil
 		})
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,15 +86,49 @@ func (a *Agents) newSessionID() string {
 // gone, returned by an update function, removes the agent.
 var gone = &record{}
 
-// update changes agent id of the caller in ctx atomically: fn gets the
-// record (nil if there is none) and returns the new one, nil to leave it,
-// or gone to remove it.
-func update(ctx context.Context, eng *runtime.Engine, id string, fn func(r *record) (*record, error)) error {
-	return eng.UpdateTree(ctx, "g/"+id, func(cur json.RawMessage, exists bool) (map[string]json.RawMessage, error) {
+// scope says what of an agent a load or update reads besides its small
+// fields: which sessions (none, those named, or all) and whether the
+// timeline. Most of what touches an agent touches one session at most,
+// and an agent gathers a session for every request or message sent
+// without a sessionId, and a timeline entry for every run (up to half the
+// largest value): read whole each time, they made every step of an agent
+// slower the more it had been used.
+type scope struct {
+	sessions []string
+	timeline bool
+	all      bool
+}
+
+// sessionScope is the scope of one session; none for "".
+func sessionScope(sid string) scope { return scope{sessions: []string{sid}} }
+
+// fold is the scope as a fold of agent id's tree.
+func (sc scope) fold(id string) runtime.Fold {
+	if sc.all {
+		return runtime.Fold{}
+	}
+	base := "g/" + id + "/sessions"
+	f := runtime.Fold{Path: base}
+	for _, sid := range sc.sessions {
+		if sid != "" && !slices.Contains(f.Keep, base+"/"+sid) {
+			f.Keep = append(f.Keep, base+"/"+sid)
+		}
+	}
+	if !sc.timeline {
+		f.Skip = []string{"g/" + id + "/timeline"}
+	}
+	return f
+}
+
+// update changes agent id of the caller in ctx atomically, with the
+// sessions of sc loaded: fn gets the record (nil if there is none) and
+// returns the new one, nil to leave it, or gone to remove it.
+func update(ctx context.Context, eng *runtime.Engine, id string, sc scope, fn func(r *record) (*record, error)) error {
+	err := eng.UpdateTree(ctx, "g/"+id, sc.fold(id), func(t runtime.Tree) (map[string]json.RawMessage, error) {
 		var r *record
-		if exists {
+		if t.Exists {
 			var err error
-			if r, err = decode(cur); err != nil {
+			if r, err = decode(t, sc); err != nil {
 				return nil, err
 			}
 		}
@@ -105,20 +141,29 @@ func update(ctx context.Context, eng *runtime.Engine, id string, fn func(r *reco
 		}
 		return next.rows(), nil
 	})
+	if errors.Is(err, errNoInbox) {
+		return update(ctx, eng, id, scope{all: true}, fn)
+	}
+	return err
 }
 
-// load reads agent id of the caller in ctx; nil if there is none.
-func load(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
-	res, err := eng.Read(ctx, "g/"+id, 1<<30)
-	if err != nil || !res.Exists {
+// load reads agent id of the caller in ctx, with the sessions of sc; nil
+// if there is none.
+func load(ctx context.Context, eng *runtime.Engine, id string, sc scope) (*record, error) {
+	t, err := eng.ReadTree(ctx, "g/"+id, sc.fold(id))
+	if err != nil || !t.Exists {
 		return nil, err
 	}
-	return decode(res.Value)
+	r, err := decode(t, sc)
+	if errors.Is(err, errNoInbox) {
+		return load(ctx, eng, id, scope{all: true})
+	}
+	return r, err
 }
 
 // live loads an agent that exists and is not TERMINATED.
-func live(ctx context.Context, eng *runtime.Engine, id string) (*record, error) {
-	r, err := load(ctx, eng, id)
+func live(ctx context.Context, eng *runtime.Engine, id string, sc scope) (*record, error) {
+	r, err := load(ctx, eng, id, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -77,7 +77,7 @@ func (a *Agents) commit(ctx context.Context, r *run, w work, co cycleOutcome) (b
 	}
 	more, mine, freed := false, false, false
 	var resolved []string
-	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	err := update(ctx, r.eng, r.id, scope{sessions: []string{w.sid}, timeline: true}, func(rec *record) (*record, error) {
 		if mine = rec != nil && rec.Gen == r.gen; !mine {
 			return nil, nil // removed, maybe re-created: not the agent this run is for
 		}

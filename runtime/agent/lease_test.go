@@ -32,7 +32,7 @@ func TestLease_LongRunTakenOverWhileAlive(t *testing.T) {
 	time.Sleep(lease + 500*time.Millisecond)                           // A is alive, in its third cycle
 	mustInvoke(t, ctx, eb, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": "b"}, "timeout": 0}`)
 	time.Sleep(4 * time.Second)
-	r, err := load(ctx, ea, "bot")
+	r, err := load(ctx, ea, "bot", scope{timeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestLease_CrashedRunTakenUpOnceLeaseExpires(t *testing.T) {
 	mustInvoke(t, ctx, ea, "v/ops/agent/suspend", `{"agentId": "bot"}`)
 	mustInvoke(t, ctx, ea, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 0}`)
 	// What the crash leaves: the agent RUNNING under a fresh lease, noted.
-	if err := update(ctx, ea, "bot", func(r *record) (*record, error) {
+	if err := update(ctx, ea, "bot", scope{}, func(r *record) (*record, error) {
 		r.Status, r.Lease = Running, dead.ms()
 		return r, nil
 	}); err != nil {
@@ -84,7 +84,7 @@ func TestLease_CrashedRunTakenUpOnceLeaseExpires(t *testing.T) {
 	lossVenueOn(t, dsn, New(Config{LeaseTimeout: lease}), 8, false)
 	deadline := time.Now().Add(4 * lease)
 	for {
-		r, err := load(ctx, ea, "bot")
+		r, err := load(ctx, ea, "bot", scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestLease_OneCycleLongerThanTheLease(t *testing.T) {
 	mustInvoke(t, ctx, ea, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
 	mustInvoke(t, ctx, ea, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": "long", "delay": 3500}, "timeout": 0}`)
 	time.Sleep(3500*time.Millisecond + 2*lease) // a second run, had one begun, has committed too
-	r, err := load(ctx, ea, "bot")
+	r, err := load(ctx, ea, "bot", scope{timeline: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func (a *Agents) createAgent(ctx context.Context, env *runtime.Env, p createPara
 	}
 	created, updated, status := false, false, Sleeping
 	owner := env.Caller().DID
-	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+	err = update(octx, eng, p.AgentID, scope{}, func(r *record) (*record, error) {
 		created, updated = false, false
 		switch {
 		case r != nil && !p.Overwrite:
@@ -97,7 +97,7 @@ func runningRefusal(id string, status string) error {
 // newRecord is a fresh agent, of a generation of its own.
 func (a *Agents) newRecord(cfg map[string]any, state json.RawMessage, caps []grant) *record {
 	return &record{Status: Sleeping, Config: cfg, State: state, Caps: caps, Tasks: map[string]*task{},
-		Sessions: map[string]*session{}, Created: a.ms(), Updated: a.ms(), Gen: a.newSessionID()}
+		Sessions: map[string]*session{}, Inbox: map[string]int64{}, Created: a.ms(), Updated: a.ms(), Gen: a.newSessionID(), hasTimeline: true}
 }
 
 func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
@@ -134,7 +134,7 @@ func (a *Agents) updateOp(ctx context.Context, in json.RawMessage, env *runtime.
 		return nil, err
 	}
 	status := ""
-	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
 		}
@@ -186,7 +186,7 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
-	src, err := load(octx, eng, p.SourceID)
+	src, err := load(octx, eng, p.SourceID, scope{timeline: p.IncludeTimeline})
 	switch {
 	case err != nil:
 		return nil, err
@@ -221,7 +221,7 @@ func (a *Agents) fork(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if p.IncludeTimeline {
 		n.Timeline = src.Timeline
 	}
-	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+	err = update(octx, eng, p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r != nil && (!p.Overwrite || a.busy(env.Caller().DID, p.AgentID, r)) {
 			return nil, venue.Errorf(venue.ECONFLICT, "Target agent already exists: %s", p.AgentID)
 		}
@@ -252,7 +252,7 @@ func (a *Agents) suspend(ctx context.Context, in json.RawMessage, env *runtime.E
 	if err := p.parse(in); err != nil {
 		return nil, err
 	}
-	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
 		}
@@ -276,7 +276,7 @@ func (a *Agents) resume(ctx context.Context, in json.RawMessage, env *runtime.En
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
 	status := ""
-	err := update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+	err := update(octx, eng, p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
 		}
@@ -312,7 +312,7 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 		return nil, err
 	}
 	var tasks []string
-	err := update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+	err := update(env.Context(ctx), env.Engine(), p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, notFound(p.AgentID)
 		}
@@ -355,7 +355,7 @@ func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtim
 		return nil, venue.Errorf(venue.EINVALID, "Invalid taskId format: %s", clip(p.TaskID))
 	}
 	id := jid.String()
-	err = update(env.Context(ctx), env.Engine(), p.AgentID, func(r *record) (*record, error) {
+	err = update(env.Context(ctx), env.Engine(), p.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
 		}
@@ -397,7 +397,7 @@ func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if err := p.parse(in); err != nil {
 		return nil, err
 	}
-	r, err := load(env.Context(ctx), env.Engine(), p.AgentID)
+	r, err := load(env.Context(ctx), env.Engine(), p.AgentID, scope{timeline: true})
 	if err != nil {
 		return nil, err
 	}
@@ -419,29 +419,27 @@ func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if err := parse(in, &p); err != nil {
 		return nil, err
 	}
-	// One read of g: a listing of g assembles it whole anyway, and reading
-	// each agent's rows after would cost three reads an agent.
-	res, err := env.Engine().Read(env.Context(ctx), "g", 1<<30)
+	ids, err := agentIDs(env.Context(ctx), env.Engine())
 	if err != nil {
 		return nil, err
 	}
-	var all map[string]struct {
-		Status string                     `json:"status"`
-		Tasks  map[string]json.RawMessage `json:"tasks"`
-		Error  *string                    `json:"error"`
-	}
-	if res.Exists {
-		json.Unmarshal(res.Value, &all)
-	}
 	agents := []map[string]any{}
-	for _, id := range slices.Sorted(maps.Keys(all)) {
-		st := all[id]
-		if st.Status == "" || (st.Status == Terminated && !p.IncludeTerminated) {
+	for _, id := range ids {
+		// One read an agent, of its small rows: g read whole passed what
+		// one read assembles once its agents held some megabytes of
+		// sessions and timelines, and then listed none.
+		r, err := load(env.Context(ctx), env.Engine(), id, scope{})
+		switch {
+		case venue.ErrorCode(err) == venue.EINVALID:
+			continue // a damaged record, or a key no agent id: no agent to list
+		case err != nil:
+			return nil, err
+		case r == nil || (r.Status == Terminated && !p.IncludeTerminated):
 			continue
 		}
-		e := map[string]any{"agentId": id, "status": st.Status, "tasks": len(st.Tasks)}
-		if st.Error != nil {
-			e["error"] = *st.Error
+		e := map[string]any{"agentId": id, "status": r.Status, "tasks": len(r.Tasks)}
+		if r.Error != nil {
+			e["error"] = *r.Error
 		}
 		agents = append(agents, e)
 	}
@@ -465,7 +463,7 @@ func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime
 		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
-	r, err := live(octx, eng, p.AgentID)
+	r, err := live(octx, eng, p.AgentID, scope{})
 	if err != nil {
 		return nil, err
 	}
@@ -473,7 +471,10 @@ func (a *Agents) contextOp(ctx context.Context, in json.RawMessage, env *runtime
 	if err := inspectable(octx, eng, op); err != nil {
 		return nil, err
 	}
-	w := pick(r, nil)
+	w, err := loadSession(octx, eng, p.AgentID, r, pick(r, nil))
+	if err != nil {
+		return nil, err
+	}
 	if len(p.Task) > 0 && string(p.Task) != "null" {
 		w.tasks = []*task{{JobID: "0x00000000000000000000000000000000", Input: p.Task, SessionID: w.sid, Status: "PENDING"}}
 	}
@@ -501,4 +502,21 @@ func inspectable(ctx context.Context, eng *runtime.Engine, op string) error {
 		return venue.Errorf(venue.EINVALID, "The agent's transition %s does not support inspection (its input schema declares no 'inspect'), so agent:context cannot show its context without running it", op)
 	}
 	return nil
+}
+
+// agentIDs lists the caller's agent ids, sorted, reading a page of keys of
+// g at a time.
+func agentIDs(ctx context.Context, eng *runtime.Engine) ([]string, error) {
+	var ids []string
+	for {
+		res, err := eng.List(ctx, "g", len(ids), runtime.MaxSliceLimit)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, res.Keys...)
+		if !res.Exists || len(res.Keys) == 0 || len(ids) >= res.Count {
+			slices.Sort(ids)
+			return ids, nil
+		}
+	}
 }

@@ -106,7 +106,7 @@ func (a *Agents) othersMayRun(r *record) bool {
 // RUNNING agent is stale unless its lease says another node may run it.
 func (a *Agents) claim(ctx context.Context, eng *runtime.Engine, id string, force bool) (string, int64, bool, error) {
 	started, gen, lease := false, "", int64(0)
-	err := update(ctx, eng, id, func(r *record) (*record, error) {
+	err := update(ctx, eng, id, scope{}, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, nil
 		}
@@ -134,7 +134,7 @@ func (a *Agents) renew(ctx context.Context, r *run) (bool, error) {
 	if lease <= r.lease {
 		lease = r.lease + 1
 	}
-	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	err := update(ctx, r.eng, r.id, scope{}, func(rec *record) (*record, error) {
 		// Suspended with the run's lease is a cycle still in flight, as
 		// busy reads it: its lease stays fresh until the cycle ends.
 		ours = rec != nil && rec.Gen == r.gen && (rec.Status == Running || rec.Status == Suspended) && rec.Lease == r.lease
@@ -247,7 +247,7 @@ func (a *Agents) loop(r *run) {
 // while the cycle ran, which gives the run back its agent.
 func (a *Agents) retire(ctx context.Context, r *run) bool {
 	ours := false
-	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	update(ctx, r.eng, r.id, scope{}, func(rec *record) (*record, error) {
 		switch {
 		case rec == nil || rec.Gen != r.gen || rec.Lease != r.lease:
 			return nil, nil
@@ -287,7 +287,8 @@ type work struct {
 // pick chooses the next work not yet tried by this run: the oldest task
 // (with its session's pending messages), else the session whose oldest
 // message waits longest. A task the transition left unresolved is tried,
-// so it does not keep other sessions waiting.
+// so it does not keep other sessions waiting. The messages are those of
+// the session as rec holds it: loadSession loads it when it is not.
 func pick(rec *record, tried map[string]bool) work {
 	for _, t := range rec.orderedTasks() {
 		if tried[t.JobID] {
@@ -301,20 +302,36 @@ func pick(rec *record, tried map[string]bool) work {
 	}
 	var w work
 	oldest := int64(-1)
-	for sid, s := range rec.Sessions {
-		if len(s.Pending) == 0 {
-			continue
+	for sid, ts := range rec.inbox() {
+		if oldest < 0 || ts < oldest || (ts == oldest && sid < w.sid) {
+			w, oldest = work{sid: sid}, ts
 		}
-		if oldest < 0 || s.Pending[0].Ts < oldest || (s.Pending[0].Ts == oldest && sid < w.sid) {
-			w, oldest = work{sid: sid, msgs: s.Pending}, s.Pending[0].Ts
-		}
+	}
+	if s := rec.Sessions[w.sid]; s != nil {
+		w.msgs = s.Pending
 	}
 	return w
 }
 
+// loadSession loads the session of w into rec, if rec does not hold it,
+// and takes w's messages from it.
+func loadSession(ctx context.Context, eng *runtime.Engine, id string, rec *record, w work) (work, error) {
+	if w.sid == "" || rec.Sessions[w.sid] != nil {
+		return w, nil
+	}
+	full, err := load(ctx, eng, id, sessionScope(w.sid))
+	if err != nil || full == nil {
+		return w, err
+	}
+	if s := full.Sessions[w.sid]; s != nil {
+		rec.Sessions[w.sid], w.msgs = s, s.Pending
+	}
+	return w, nil
+}
+
 // cycle runs one transition and reports whether to go on.
 func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
-	rec, err := load(ctx, r.eng, r.id)
+	rec, err := load(ctx, r.eng, r.id, scope{})
 	if err != nil || rec == nil || rec.Status != Running || rec.Gen != r.gen {
 		return false, err
 	}
@@ -329,7 +346,10 @@ func (a *Agents) cycle(ctx context.Context, r *run, force bool) (bool, error) {
 			return false, err
 		}
 	}
-	w := a.pickOpen(ctx, r, rec)
+	w, err := loadSession(ctx, r.eng, r.id, rec, a.pickOpen(ctx, r, rec))
+	if err != nil {
+		return false, err
+	}
 	if len(w.tasks) == 0 && len(w.msgs) == 0 && !force {
 		return a.settle(ctx, r)
 	}
@@ -374,7 +394,7 @@ func (a *Agents) pickOpen(ctx context.Context, r *run, rec *record) work {
 		}
 		id := w.tasks[0].JobID
 		delete(rec.Tasks, id)
-		update(ctx, r.eng, r.id, func(cur *record) (*record, error) {
+		update(ctx, r.eng, r.id, scope{}, func(cur *record) (*record, error) {
 			if cur == nil || cur.Gen != r.gen || cur.Tasks[id] == nil {
 				return nil, nil
 			}
@@ -389,7 +409,7 @@ func (a *Agents) pickOpen(ctx context.Context, r *run, rec *record) work {
 // if work came in meanwhile it stays RUNNING and the loop goes on.
 func (a *Agents) settle(ctx context.Context, r *run) (bool, error) {
 	more, slept := false, false
-	err := update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	err := update(ctx, r.eng, r.id, scope{}, func(rec *record) (*record, error) {
 		more, slept = false, false
 		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
@@ -414,7 +434,7 @@ func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
 	}
 	msg := venue.ErrorMessage(cause)
 	suspended := false
-	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	update(ctx, r.eng, r.id, scope{}, func(rec *record) (*record, error) {
 		if rec == nil || rec.Status == Terminated || rec.Gen != r.gen {
 			return nil, nil
 		}
@@ -431,7 +451,7 @@ func (a *Agents) fail(ctx context.Context, r *run, w work, cause error) {
 // pause puts the agent of a run the shutdown stopped back to SLEEPING,
 // with its work, for the restart to take up.
 func (a *Agents) pause(ctx context.Context, r *run) {
-	update(ctx, r.eng, r.id, func(rec *record) (*record, error) {
+	update(ctx, r.eng, r.id, scope{}, func(rec *record) (*record, error) {
 		if rec == nil || rec.Status != Running || rec.Gen != r.gen {
 			return nil, nil
 		}

@@ -17,12 +17,12 @@ import (
 
 // lossVenue is startVenue with one worker and the test operations, and a
 // stop that shuts down as Main.Close does (agents.Close, Stop, Drain, Close).
-func lossVenue(t *testing.T, path string, a *Agents, workers int) (*runtime.Engine, func()) {
+func lossVenue(t testing.TB, path string, a *Agents, workers int) (*runtime.Engine, func()) {
 	t.Helper()
 	return lossVenueOn(t, path, a, workers, true)
 }
 
-func lossVenueOn(t *testing.T, path string, a *Agents, workers int, single bool) (*runtime.Engine, func()) {
+func lossVenueOn(t testing.TB, path string, a *Agents, workers int, single bool) (*runtime.Engine, func()) {
 	t.Helper()
 	st, err := sql.Open(context.Background(), path, sql.Options{})
 	if err != nil {
@@ -107,7 +107,7 @@ func TestLoss_TaskJobPendingAtShutdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, _ := load(ctx, eng, "bot")
+	r, _ := load(ctx, eng, "bot", scope{})
 	if !got.Status.Terminal() {
 		t.Fatalf("task job %s handed out by agent:request is %s after the restart, and the agent holds %d tasks: nothing will ever end it",
 			taskID, got.Status, len(r.Tasks))
@@ -141,7 +141,7 @@ func TestLoss_RunCyclesOnAfterStop(t *testing.T) {
 	left := len(a.runs)
 	a.mu.Unlock()
 	eng.Close()
-	r, _ := load(ctx, eng, "bot")
+	r, _ := load(ctx, eng, "bot", scope{})
 	// what the store keeps: the transition jobs not ended
 	ids, _, _ := eng.Jobs(ctx, 0, -1)
 	open := 0
@@ -202,7 +202,7 @@ func TestLoss_RunCyclesOnAfterStopPostgres(t *testing.T) {
 	stop()
 	eng, _ = lossVenueOn(t, dsn, New(Config{}), 8, false)
 	time.Sleep(3 * time.Second)
-	r, _ := load(ctx, eng, "bot")
+	r, _ := load(ctx, eng, "bot", scope{})
 	if len(r.Tasks) > 0 {
 		ids, _, _ := eng.Jobs(ctx, 0, -1)
 		open := 0
@@ -236,7 +236,7 @@ func TestLoss_NodeStopsAgentSleepsWithOthersTasks(t *testing.T) {
 	id, _ := venue.ParseJobID(out.ID)
 	stopA()
 	time.Sleep(5 * time.Second)
-	r, _ := load(ctx, eb, "bot")
+	r, _ := load(ctx, eb, "bot", scope{})
 	got, _ := eb.Job(ctx, id)
 	if !got.Status.Terminal() {
 		t.Fatalf("B's task job %s is %s 5 s after A stopped; agent %s with %d tasks: nothing on B takes it up", id, got.Status, r.Status, len(r.Tasks))

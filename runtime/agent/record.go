@@ -2,12 +2,14 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 // Agent statuses.
@@ -25,13 +27,18 @@ type record struct {
 	Config   map[string]any      `json:"config"`
 	State    json.RawMessage     `json:"state"`
 	Tasks    map[string]*task    `json:"tasks"`
-	Sessions map[string]*session `json:"sessions"`
-	Timeline []json.RawMessage   `json:"timeline"`
-	Error    *string             `json:"error"`
-	Caps     []grant             `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
-	Created  int64               `json:"created"`
-	Updated  int64               `json:"updated"`
-	Lease    int64               `json:"lease,omitempty"` // when the current run started, while RUNNING
+	Sessions map[string]*session `json:"sessions"` // those loaded (see scope)
+	// Inbox holds, for each session with pending messages, when its
+	// oldest came: a run finds its next work here without reading every
+	// session, of which an agent gathers one per request or message sent
+	// without a sessionId.
+	Inbox    map[string]int64  `json:"inbox"`
+	Timeline []json.RawMessage `json:"timeline"`
+	Error    *string           `json:"error"`
+	Caps     []grant           `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
+	Created  int64             `json:"created"`
+	Updated  int64             `json:"updated"`
+	Lease    int64             `json:"lease,omitempty"` // when the current run started, while RUNNING
 	// Gen tells this agent from an earlier one of the same id (removed, or
 	// TERMINATED and re-created): a run commits only into the agent it
 	// claimed.
@@ -41,6 +48,12 @@ type record struct {
 	// work wakes it, so it need not wait for that node's restart (which,
 	// for a node scaled away, never comes). A claim clears it.
 	Interrupted bool `json:"interrupted,omitempty"`
+
+	// folded says that sessions other than those loaded exist.
+	folded bool
+	// hasTimeline says that Timeline was loaded (see scope), and is
+	// written back.
+	hasTimeline bool
 }
 
 // task is a pending request, keyed by its job id.
@@ -92,17 +105,26 @@ func newSession(party string, now int64) *session {
 		Frames: []frame{{Conversation: []turn{}}}, Pending: []envelope{}}
 }
 
-// decode reads an agent from the value at g/<agentId>.
-func decode(v json.RawMessage) (*record, error) {
+// decode reads an agent from its tree at g/<agentId>, read in scope sc.
+// A record kept before the inbox, read without all its sessions, is
+// errNoInbox: it is read again whole, once, and the next write keeps one.
+func decode(t runtime.Tree, sc scope) (*record, error) {
 	r := &record{}
-	if err := json.Unmarshal(v, r); err != nil || r.Status == "" {
+	if err := json.Unmarshal(t.Value, r); err != nil || r.Status == "" {
 		return nil, venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
 	}
+	if r.Inbox == nil && t.Folded {
+		return nil, errNoInbox
+	}
+	r.folded, r.hasTimeline = t.Folded, sc.timeline || sc.all
 	if r.Tasks == nil {
 		r.Tasks = map[string]*task{}
 	}
 	if r.Sessions == nil {
 		r.Sessions = map[string]*session{}
+	}
+	if r.Inbox == nil {
+		r.Inbox = map[string]int64{}
 	}
 	if r.Config == nil {
 		r.Config = map[string]any{}
@@ -118,6 +140,9 @@ func decode(v json.RawMessage) (*record, error) {
 	return r, nil
 }
 
+// errNoInbox: see decode.
+var errNoInbox = errors.New("the agent record keeps no inbox")
+
 // rows encodes the agent as the rows kept below g/<agentId>.
 func (r *record) rows() map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
@@ -130,11 +155,13 @@ func (r *record) rows() map[string]json.RawMessage {
 	}
 	m["state"] = state
 	put("tasks", r.Tasks)
-	timeline := r.Timeline
-	if timeline == nil {
-		timeline = []json.RawMessage{}
+	if r.hasTimeline {
+		timeline := r.Timeline
+		if timeline == nil {
+			timeline = []json.RawMessage{}
+		}
+		put("timeline", timeline)
 	}
-	put("timeline", timeline)
 	put("error", r.Error)
 	if r.Caps != nil {
 		put("caps", r.Caps)
@@ -150,13 +177,31 @@ func (r *record) rows() map[string]json.RawMessage {
 	if r.Interrupted {
 		put("interrupted", true)
 	}
-	if len(r.Sessions) == 0 {
+	if len(r.Sessions) == 0 && !r.folded {
 		m["sessions"] = json.RawMessage("{}")
 	}
 	for sid, s := range r.Sessions {
 		put("sessions/"+sid, s)
 	}
+	put("inbox", r.inbox())
 	return m
+}
+
+// inbox is Inbox brought up to date with the sessions loaded; with all of
+// them loaded, it names no other.
+func (r *record) inbox() map[string]int64 {
+	in := maps.Clone(r.Inbox)
+	if in == nil || !r.folded {
+		in = map[string]int64{}
+	}
+	for sid, s := range r.Sessions {
+		if len(s.Pending) > 0 {
+			in[sid] = s.Pending[0].Ts
+		} else {
+			delete(in, sid)
+		}
+	}
+	return in
 }
 
 // orderedTasks returns the pending tasks oldest first.
@@ -182,12 +227,7 @@ func (r *record) hasWorkBut(tried map[string]bool) bool {
 			return true
 		}
 	}
-	for _, s := range r.Sessions {
-		if len(s.Pending) > 0 {
-			return true
-		}
-	}
-	return false
+	return len(r.inbox()) > 0
 }
 
 var (

@@ -39,7 +39,7 @@ func venueCtx(eng *runtime.Engine) context.Context {
 // failed write only delays an agent until its next wake.
 func (a *Agents) note(eng *runtime.Engine, owner, id string, running bool) {
 	v, _ := json.Marshal(runningEntry{Owner: owner, AgentID: id})
-	eng.UpdateTree(venueCtx(eng), runningPath+"/"+runningKey(owner, id), func(json.RawMessage, bool) (map[string]json.RawMessage, error) {
+	eng.UpdateTree(venueCtx(eng), runningPath+"/"+runningKey(owner, id), runtime.Fold{}, func(runtime.Tree) (map[string]json.RawMessage, error) {
 		if running {
 			return map[string]json.RawMessage{"": v}, nil
 		}
@@ -100,7 +100,7 @@ func (a *Agents) takeUp(ctx context.Context, eng *runtime.Engine) error {
 func (a *Agents) restart(eng *runtime.Engine, e runningEntry) {
 	octx := ownerCtx(venue.Caller{DID: e.Owner, Anonymous: e.Owner == eng.PublicCaller().DID})
 	status := ""
-	update(octx, eng, e.AgentID, func(r *record) (*record, error) {
+	update(octx, eng, e.AgentID, scope{}, func(r *record) (*record, error) {
 		if r == nil {
 			return nil, nil
 		}

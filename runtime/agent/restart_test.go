@@ -39,7 +39,7 @@ func startVenue(t *testing.T, path string, a *Agents) (*runtime.Engine, func()) 
 	return eng, stop
 }
 
-func mustInvoke(t *testing.T, ctx context.Context, eng *runtime.Engine, op, input string) json.RawMessage {
+func mustInvoke(t testing.TB, ctx context.Context, eng *runtime.Engine, op, input string) json.RawMessage {
 	t.Helper()
 	rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: op, Input: json.RawMessage(input), Wait: 10 * time.Second})
 	if err != nil || rec.Status != venue.StatusComplete {
@@ -62,7 +62,7 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "idle", "config": {"operation": "v/ops/transition/scripted"}}`)
 	// What the crash leaves: the agents RUNNING and noted, nothing running them.
 	for _, id := range []string{"bot", "idle"} {
-		err := update(ctx, eng, id, func(r *record) (*record, error) {
+		err := update(ctx, eng, id, scope{}, func(r *record) (*record, error) {
 			r.Status, r.Lease = Running, first.ms()
 			return r, nil
 		})
@@ -76,7 +76,7 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 	eng, _ = startVenue(t, path, New(Config{SingleNode: true}))
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		r, err := load(ctx, eng, "bot")
+		r, err := load(ctx, eng, "bot", scope{timeline: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if r, err := load(ctx, eng, "idle"); err != nil || r.Status != Sleeping {
+	if r, err := load(ctx, eng, "idle", scope{}); err != nil || r.Status != Sleeping {
 		t.Fatalf("the agent without work: %+v %v", r, err)
 	}
 	for {

@@ -275,7 +275,7 @@ func skillsConfig(ctx context.Context, eng *runtime.Engine, in, base json.RawMes
 // (it exists and overwrite is false), nil if the agent may be made.
 // Returns ECONFLICT for an overwrite over a run in flight, as create does.
 func (a *Agents) slotTaken(ctx context.Context, env *runtime.Env, id string, overwrite bool) (*record, error) {
-	r, err := load(env.Context(ctx), env.Engine(), id)
+	r, err := load(env.Context(ctx), env.Engine(), id, scope{})
 	switch {
 	case err != nil || r == nil:
 		return nil, err

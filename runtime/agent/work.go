@@ -40,7 +40,7 @@ func (a *Agents) request(ctx context.Context, in json.RawMessage, env *runtime.E
 		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
-	if _, err := live(octx, eng, p.AgentID); err != nil {
+	if _, err := live(octx, eng, p.AgentID, scope{}); err != nil {
 		return nil, err
 	}
 	sid, err := a.sessionFor(p.SessionID)
@@ -164,7 +164,7 @@ func (a *Agents) task(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		a.mu.Unlock()
 	}()
 	eng, octx := env.Engine(), env.Context(ctx)
-	err = update(octx, eng, p.AgentID, func(r *record) (*record, error) {
+	err = update(octx, eng, p.AgentID, sessionScope(sid), func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(p.AgentID)
 		}
@@ -278,7 +278,7 @@ func (a *Agents) awaitTask(ctx, octx context.Context, eng *runtime.Engine, agent
 // holds it, if the task has left the record's tasks; else whether a
 // shutdown interrupted the agent with the task queued.
 func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id string) (outcome, bool, bool) {
-	r, err := load(ctx, eng, agentID)
+	r, err := load(ctx, eng, agentID, scope{})
 	switch {
 	case err != nil:
 		return outcome{}, false, false // the store is unwell: look again later
@@ -286,6 +286,10 @@ func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id stri
 		return outcome{err: venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it finished the task", agentID)}, true, false
 	case r.Tasks[id] != nil:
 		return outcome{}, false, r.Status == Sleeping && r.Interrupted
+	}
+	// Only a task that has left the record needs the timeline read.
+	if r, err = load(ctx, eng, agentID, scope{timeline: true}); err != nil || r == nil {
+		return outcome{}, false, false // look again later
 	}
 	for i := len(r.Timeline) - 1; i >= 0; i-- {
 		var e struct {
@@ -318,19 +322,23 @@ func (a *Agents) chat(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	if len(bytes.TrimSpace(p.Message)) == 0 {
 		return nil, venue.Errorf(venue.EINVALID, "'message' is required: give any JSON value")
 	}
+	sid, known := a.newSessionID(), ""
+	if p.SessionID != "" {
+		var err error
+		if sid, err = normSession(p.SessionID); err != nil {
+			return nil, err
+		}
+		known = sid
+	}
 	eng, octx := env.Engine(), env.Context(ctx)
-	rec, err := live(octx, eng, p.AgentID)
+	rec, err := live(octx, eng, p.AgentID, sessionScope(known))
 	if err != nil {
 		return nil, err
 	}
 	if rec.Status == Suspended {
 		return nil, venue.Errorf(venue.ECONFLICT, "Agent is suspended: %s (resume it with v/ops/agent/resume)", p.AgentID)
 	}
-	sid := a.newSessionID()
-	if p.SessionID != "" {
-		if sid, err = normSession(p.SessionID); err != nil {
-			return nil, err
-		}
+	if known != "" {
 		if rec.Sessions[sid] == nil {
 			return nil, venue.Errorf(venue.ENOTFOUND, "Unknown sessionId %s on agent %s: omit sessionId to start a new session", sid, p.AgentID)
 		}
@@ -481,7 +489,7 @@ func peek(ctx context.Context, eng *runtime.Engine, id string) (*record, error) 
 // deliverMessage appends a message to a session's pending queue, minting
 // the session unless it must exist already.
 func (a *Agents) deliverMessage(ctx context.Context, eng *runtime.Engine, from, id, sid, msgID string, msg json.RawMessage, mustExist bool) error {
-	return update(ctx, eng, id, func(r *record) (*record, error) {
+	return update(ctx, eng, id, sessionScope(sid), func(r *record) (*record, error) {
 		if r == nil || r.Status == Terminated {
 			return nil, notLive(id)
 		}
@@ -562,7 +570,7 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 		return nil, err
 	}
 	eng, octx := env.Engine(), env.Context(ctx)
-	rec, err := live(octx, eng, p.AgentID)
+	rec, err := live(octx, eng, p.AgentID, scope{})
 	if err != nil {
 		return nil, err
 	}
@@ -589,7 +597,7 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 		return output(res)
 	}
 	a.awaitRun(ctx, r, wait, res)
-	if rec, err = load(octx, eng, p.AgentID); err == nil && rec != nil {
+	if rec, err = load(octx, eng, p.AgentID, scope{}); err == nil && rec != nil {
 		res["status"] = rec.Status
 	}
 	return output(res)
@@ -599,7 +607,7 @@ func (a *Agents) trigger(ctx context.Context, in json.RawMessage, env *runtime.E
 // agent changed since trigger read it (suspended, deleted), or another
 // node's run holds it (this node's would have taken the force).
 func (a *Agents) cannotStart(ctx context.Context, eng *runtime.Engine, id string) error {
-	rec, err := live(ctx, eng, id)
+	rec, err := live(ctx, eng, id, scope{})
 	switch {
 	case err != nil:
 		return err

@@ -39,6 +39,7 @@ func Run(t *testing.T, open func(t *testing.T) runtime.Store) {
 		{"ValueRows", testValueRows},
 		{"UpdateValues", testUpdateValues},
 		{"UpdateValuesConcurrent", testUpdateValuesConcurrent},
+		{"Folds", testFolds},
 		{"ValuesUsage", testValuesUsage},
 		{"Meta", testMeta},
 		{"Users", testUsers},
