@@ -117,12 +117,11 @@ func (a *Agents) apply(rec *record, r *run, w work, co cycleOutcome, out transit
 		}
 	}
 	a.converse(rec, w, out.Result)
-	rec.Timeline = append(rec.Timeline, a.entry(co, w, out.Result, results))
 	// The timeline and each session are one row each, which may not
 	// outgrow the store's value limit: past it every commit would fail and
 	// the agent could never run again. The oldest entries and turns go.
 	budget := r.eng.MaxValueSize() / 2
-	rec.Timeline = trimTimeline(rec.Timeline, budget)
+	rec.appendEntry(a.entry(co, w, out.Result, results), budget)
 	if s := rec.Sessions[w.sid]; s != nil {
 		s.Frames[0].Conversation = trimConversation(s.Frames[0].Conversation, budget)
 	}

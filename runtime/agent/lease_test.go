@@ -37,7 +37,7 @@ func TestLease_LongRunTakenOverWhileAlive(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[string]int{}
-	for _, e := range r.Timeline {
+	for _, e := range r.entries() {
 		var entry struct {
 			Tasks []json.RawMessage `json:"tasks"`
 		}
@@ -52,7 +52,7 @@ func TestLease_LongRunTakenOverWhileAlive(t *testing.T) {
 			t.Errorf("task %s ran %d times: the live run on A was taken over by B", k, n)
 		}
 	}
-	t.Logf("timeline: %d entries, %v", len(r.Timeline), seen)
+	t.Logf("timeline: %d entries, %v", len(r.entries()), seen)
 }
 
 // TestLease_CrashedRunTakenUpOnceLeaseExpires: two nodes on one Postgres;
@@ -147,7 +147,7 @@ func TestLease_OneCycleLongerThanTheLease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Timeline) != 1 {
-		t.Errorf("%d cycles for one task: the live run's long cycle was taken over by the other node", len(r.Timeline))
+	if len(r.entries()) != 1 {
+		t.Errorf("%d cycles for one task: the live run's long cycle was taken over by the other node", len(r.entries()))
 	}
 }

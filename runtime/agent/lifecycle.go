@@ -409,7 +409,7 @@ func (a *Agents) info(ctx context.Context, in json.RawMessage, env *runtime.Env)
 		caps = defaultCaps(env.Caller().DID)
 	}
 	return output(map[string]any{"agentId": p.AgentID, "status": r.Status, "config": r.Config, "caps": capsView(caps, a.ms()),
-		"tasks": len(r.Tasks), "timelineLength": len(r.Timeline), "error": r.Error})
+		"tasks": len(r.Tasks), "timelineLength": len(r.entries()), "error": r.Error})
 }
 
 func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {

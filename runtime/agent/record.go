@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"maps"
@@ -32,13 +33,13 @@ type record struct {
 	// oldest came: a run finds its next work here without reading every
 	// session, of which an agent gathers one per request or message sent
 	// without a sessionId.
-	Inbox    map[string]int64  `json:"inbox"`
-	Timeline []json.RawMessage `json:"timeline"`
-	Error    *string           `json:"error"`
-	Caps     []grant           `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
-	Created  int64             `json:"created"`
-	Updated  int64             `json:"updated"`
-	Lease    int64             `json:"lease,omitempty"` // when the current run started, while RUNNING
+	Inbox    map[string]int64 `json:"inbox"`
+	Timeline json.RawMessage  `json:"timeline"` // a JSON array, as its row holds it (see appendEntry)
+	Error    *string          `json:"error"`
+	Caps     []grant          `json:"caps"` // what the agent may do (docs/AGENTS.md); nil: the default
+	Created  int64            `json:"created"`
+	Updated  int64            `json:"updated"`
+	Lease    int64            `json:"lease,omitempty"` // when the current run started, while RUNNING
 	// Gen tells this agent from an earlier one of the same id (removed, or
 	// TERMINATED and re-created): a run commits only into the agent it
 	// claimed.
@@ -156,11 +157,10 @@ func (r *record) rows() map[string]json.RawMessage {
 	m["state"] = state
 	put("tasks", r.Tasks)
 	if r.hasTimeline {
-		timeline := r.Timeline
-		if timeline == nil {
-			timeline = []json.RawMessage{}
+		m["timeline"] = r.Timeline
+		if len(r.Timeline) == 0 {
+			m["timeline"] = json.RawMessage("[]")
 		}
-		put("timeline", timeline)
 	}
 	put("error", r.Error)
 	if r.Caps != nil {
@@ -202,6 +202,34 @@ func (r *record) inbox() map[string]int64 {
 		}
 	}
 	return in
+}
+
+// entries returns the timeline's entries, oldest first.
+func (r *record) entries() []json.RawMessage {
+	var es []json.RawMessage
+	json.Unmarshal(r.Timeline, &es)
+	return es
+}
+
+// appendEntry appends e to the timeline, dropping the oldest entries down
+// to three quarters of budget bytes once it passes budget. It appends to
+// the array's text: decoding every entry and encoding it again cost a
+// commit as much as all the rest of it once the timeline was long, and
+// trimming with room to spare does that once every many runs rather than
+// on each run of an agent at its limit.
+func (r *record) appendEntry(e json.RawMessage, budget int) {
+	tl := bytes.TrimSpace(r.Timeline)
+	if len(tl) < 2 || tl[0] != '[' || tl[len(tl)-1] != ']' || len(bytes.TrimSpace(tl[1:len(tl)-1])) == 0 {
+		tl = nil // none, or none to keep
+	}
+	if tl == nil {
+		r.Timeline = slices.Concat([]byte("["), e, []byte("]"))
+	} else {
+		r.Timeline = slices.Concat(tl[:len(tl)-1], []byte(","), e, []byte("]"))
+	}
+	if len(r.Timeline) > budget {
+		r.Timeline, _ = json.Marshal(trimTimeline(r.entries(), budget*3/4))
+	}
 }
 
 // orderedTasks returns the pending tasks oldest first.

@@ -80,11 +80,11 @@ func TestAgents_StartTakesUpACrashedRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Status == Sleeping && len(r.Timeline) == 1 {
+		if r.Status == Sleeping && len(r.entries()) == 1 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the agent was not taken up: %s, %d timeline entries", r.Status, len(r.Timeline))
+			t.Fatalf("the agent was not taken up: %s, %d timeline entries", r.Status, len(r.entries()))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

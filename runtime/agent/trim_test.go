@@ -90,3 +90,35 @@ func TestTrimTimeline(t *testing.T) {
 		t.Fatalf("the newest entry is kept whatever its size: %s", got)
 	}
 }
+
+// TestAppendEntry: a run's entry goes on the end of the timeline's text
+// as it is stored, whatever a record kept before held there, and the
+// oldest go, down to three quarters of the budget, once it passes it.
+func TestAppendEntry(t *testing.T) {
+	for _, tc := range []struct {
+		name, timeline string
+		budget         int
+		want           string
+	}{
+		{"none yet", "", 100, `["e"]`},
+		{"null", "null", 100, `["e"]`},
+		{"empty", "[]", 100, `["e"]`},
+		{"empty, spaced", "[ \n]", 100, `["e"]`},
+		{"one", `[{"a":1}]`, 100, `[{"a":1},"e"]`},
+		{"spaced", " [1, 2] \n", 100, `[1, 2,"e"]`},
+		{"no array", `{"a":1}`, 100, `["e"]`},
+		{"past the budget", `["aaaa","bbbb","cccc"]`, 20, `["cccc","e"]`},
+		{"the newest whatever its size", `["aaaa"]`, 1, `["e"]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &record{Timeline: json.RawMessage(tc.timeline)}
+			r.appendEntry(json.RawMessage(`"e"`), tc.budget)
+			if string(r.Timeline) != tc.want {
+				t.Fatalf("timeline %s, want %s", r.Timeline, tc.want)
+			}
+			if !json.Valid(r.Timeline) {
+				t.Fatalf("timeline %s is no JSON", r.Timeline)
+			}
+		})
+	}
+}

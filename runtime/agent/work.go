@@ -291,11 +291,12 @@ func resolvedInRecord(ctx context.Context, eng *runtime.Engine, agentID, id stri
 	if r, err = load(ctx, eng, agentID, scope{timeline: true}); err != nil || r == nil {
 		return outcome{}, false, false // look again later
 	}
-	for i := len(r.Timeline) - 1; i >= 0; i-- {
+	es := r.entries()
+	for i := len(es) - 1; i >= 0; i-- {
 		var e struct {
 			TaskResults map[string]taskResult `json:"taskResults"`
 		}
-		if json.Unmarshal(r.Timeline[i], &e) == nil {
+		if json.Unmarshal(es[i], &e) == nil {
 			if tr, ok := e.TaskResults[id]; ok {
 				return outcomeOf(tr), true, false
 			}
