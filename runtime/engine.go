@@ -125,7 +125,6 @@ type Engine struct {
 	writeFailures   atomic.Int64           // group commits failed since the last that succeeded (noteWrite)
 	writeFailLogged atomic.Int64           // unix ns of the last such failure logged
 	keys            forgetful[cipher.AEAD] // owners' secrets keys
-	secretTurns     [16]sync.Mutex         // puts of secrets, by owner (secretTurn)
 	users           forgetful[bool]        // DIDs known to be recorded
 	schemas         schemaCache
 	indexes         *indexCache  // of large maps and vectors, for their pages

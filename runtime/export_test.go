@@ -9,7 +9,7 @@ func (e *Engine) PutSecretUnchecked(ctx context.Context, owner, name, value stri
 	if err != nil {
 		return err
 	}
-	return e.store.PutSecret(ctx, owner, name, sealed, e.ms())
+	return e.store.PutSecret(ctx, owner, name, sealed, e.ms(), 0)
 }
 
 // Resync is what the engine does when its store's notes may have been

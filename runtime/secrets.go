@@ -7,8 +7,6 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
-	"hash/fnv"
-	"sync"
 	"unicode/utf8"
 
 	venue "github.com/gridvenue/venue"
@@ -38,45 +36,12 @@ func (e *Engine) PutSecret(ctx context.Context, name, value string) error {
 	if err := checkSecretValue(value); err != nil {
 		return err
 	}
-	turn := e.secretTurn(c.DID)
-	turn.Lock()
-	defer turn.Unlock()
-	if err := e.roomForSecret(ctx, c.DID, name); err != nil {
-		return err
-	}
 	sealed, err := e.seal(c.DID, name, value)
 	if err != nil {
 		return err
 	}
 	e.touchUser(ctx, c.DID)
-	return e.store.PutSecret(ctx, c.DID, name, sealed, e.ms())
-}
-
-// secretTurn is the lock under which a put of owner's secrets counts them
-// and stores: new secrets put at once each counted before any stored, so
-// as many passed venue.MaxSecrets as raced. It holds on one node; nodes
-// sharing a PostgreSQL can each pass the bound by one.
-func (e *Engine) secretTurn(owner string) *sync.Mutex {
-	h := fnv.New32a()
-	h.Write([]byte(owner))
-	return &e.secretTurns[h.Sum32()%uint32(len(e.secretTurns))]
-}
-
-// roomForSecret returns ECONFLICT if storing name would give owner more
-// than venue.MaxSecrets secrets; replacing one is always allowed.
-func (e *Engine) roomForSecret(ctx context.Context, owner, name string) error {
-	_, _, err := e.store.Secret(ctx, owner, name)
-	if venue.ErrorCode(err) != venue.ENOTFOUND {
-		return err // stored already (nil), or the store failed
-	}
-	names, err := e.store.SecretNames(ctx, owner)
-	if err != nil {
-		return err
-	}
-	if len(names) >= venue.MaxSecrets {
-		return venue.Errorf(venue.ECONFLICT, "You keep %d secrets, the most a user may: delete some (DELETE /api/v1/secrets/{name}) before storing another", len(names))
-	}
-	return nil
+	return e.store.PutSecret(ctx, c.DID, name, sealed, e.ms(), venue.MaxSecrets)
 }
 
 // checkSecretValue bounds a value to store. A value shorter than

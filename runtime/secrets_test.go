@@ -38,7 +38,7 @@ func TestEngine_Secrets(t *testing.T) {
 	})
 	t.Run("a sealed value moved to another owner does not open", func(t *testing.T) {
 		sealed, updated, _ := h.store.Secret(context.Background(), "did:key:alice", "OPENAI_KEY")
-		h.store.PutSecret(context.Background(), "did:key:bob", "OPENAI_KEY", sealed, updated)
+		h.store.PutSecret(context.Background(), "did:key:bob", "OPENAI_KEY", sealed, updated, 0)
 		j := h.invokeAs(t, h.bob, "v/test/ops/reveal", `{"secret": "s/OPENAI_KEY"}`)
 		if j.Status != venue.StatusFailed || strings.Contains(j.Error, secretValue) {
 			t.Fatalf("bob opened alice's sealed secret: %s %q %s", j.Status, j.Error, j.Output)
@@ -168,7 +168,7 @@ func TestEngine_SecretsBounded(t *testing.T) {
 	for i := range venue.MaxSecrets {
 		// Straight into the store: a thousand puts through the engine each
 		// list the names they count.
-		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1); err != nil {
+		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -209,7 +209,7 @@ func TestEngine_SecretsBounded(t *testing.T) {
 func TestEngine_SecretsBoundedUnderRacingPuts(t *testing.T) {
 	h := mustEngine(t)
 	for i := range venue.MaxSecrets - 1 {
-		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1); err != nil {
+		if err := h.store.PutSecret(context.Background(), "did:key:alice", fmt.Sprintf("KEY_%04d", i), []byte("x"), 1, 0); err != nil {
 			t.Fatal(err)
 		}
 	}

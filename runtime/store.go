@@ -133,8 +133,10 @@ type ContentUpload interface {
 // SecretStore keeps sealed (encrypted) secret values per owner. It never sees
 // a plaintext value.
 type SecretStore interface {
-	// PutSecret creates or replaces the owner's secret.
-	PutSecret(ctx context.Context, owner, name string, sealed []byte, updated int64) error
+	// PutSecret creates or replaces the owner's secret. With most > 0 a
+	// new secret is refused (ECONFLICT) when the owner keeps most already,
+	// counted and stored in one turn, on every node.
+	PutSecret(ctx context.Context, owner, name string, sealed []byte, updated int64, most int) error
 
 	// Secret returns the sealed value and when it was stored.
 	// Returns ENOTFOUND if the owner has no such secret.

@@ -41,7 +41,7 @@ func TestWrap_DiskFull(t *testing.T) {
 	}
 	big := make([]byte, 64<<10)
 	for i := range 100 {
-		err = s.PutSecret(ctx, "did:key:alice", fmt.Sprintf("S%d", i), big, 1)
+		err = s.PutSecret(ctx, "did:key:alice", fmt.Sprintf("S%d", i), big, 1, 0)
 		if err != nil {
 			break
 		}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -407,5 +408,41 @@ func TestPostgres_StoredRowWaitsForDelete(t *testing.T) {
 	}
 	if _, err := s.Job(t.Context(), id); venue.ErrorCode(err) != venue.ENOTFOUND {
 		t.Fatalf("the job deleted by the other node is back (err %v)", err)
+	}
+}
+
+// TestPostgres_SecretsBoundedAcrossNodes: two nodes on one database put
+// new secrets at once with room for one, and one is stored. Each node
+// counted under its own lock, so every node could pass the bound by one.
+func TestPostgres_SecretsBoundedAcrossNodes(t *testing.T) {
+	dsn := freshSchema(t, mustPostgres(t))
+	nodes := []*Store{mustOpen(t, dsn, Options{NodeID: "node-a"}), mustOpen(t, dsn, Options{NodeID: "node-b"})}
+	const owner = "did:key:z6MkOwner"
+	for i := range 4 {
+		if err := nodes[0].PutSecret(t.Context(), owner, fmt.Sprintf("K%d", i), []byte("v"), 1, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 20 {
+		var stored atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				err := nodes[i%2].PutSecret(t.Context(), owner, fmt.Sprintf("R%d_%d", round, i), []byte("v"), 1, 5)
+				if err == nil {
+					stored.Add(1)
+				} else if venue.ErrorCode(err) != venue.ECONFLICT {
+					t.Errorf("racer %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		names, err := nodes[1].SecretNames(t.Context(), owner)
+		if err != nil || stored.Load() != 1 || len(names) != 5 {
+			t.Fatalf("round %d: %d of 8 racers stored, %d names kept, %v; want 1 and 5", round, stored.Load(), len(names), err)
+		}
+		if err := nodes[0].DeleteSecret(t.Context(), owner, names[4]); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

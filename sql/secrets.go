@@ -7,14 +7,43 @@ import (
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
+	"github.com/jmoiron/sqlx"
 )
 
-// PutSecret creates or replaces the owner's sealed secret.
-func (s *Store) PutSecret(ctx context.Context, owner, name string, sealed []byte, updated int64) error {
-	q := s.d.q(`INSERT INTO secrets (owner, name, sealed, updated) VALUES (?, ?, ?, ?)
-		ON CONFLICT (owner, name) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`)
-	_, err := s.w.ExecContext(ctx, q, owner, name, sealed, updated)
+// PutSecret creates or replaces the owner's sealed secret, refusing a new
+// one past most (see roomForSecret).
+func (s *Store) PutSecret(ctx context.Context, owner, name string, sealed []byte, updated int64, most int) error {
+	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if err := s.roomForSecret(ctx, tx, owner, name, most); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, s.d.q(`INSERT INTO secrets (owner, name, sealed, updated) VALUES (?, ?, ?, ?)
+			ON CONFLICT (owner, name) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`), owner, name, sealed, updated)
+		return err
+	})
 	return wrap(err, "put secret %s", name)
+}
+
+// roomForSecret returns ECONFLICT if storing name would give owner more
+// than most secrets; replacing one is always allowed. On Postgres an
+// advisory lock on the owner's secrets, taken before counting, keeps a
+// put of another node from counting the same room: each node's own lock
+// let every node pass the bound by one.
+func (s *Store) roomForSecret(ctx context.Context, tx *sqlx.Tx, owner, name string, most int) error {
+	if most <= 0 {
+		return nil
+	}
+	if s.d.postgres() {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", owner+"\nsecrets"); err != nil {
+			return err
+		}
+	}
+	var n, has int
+	err := tx.QueryRowContext(ctx, s.d.q("SELECT COUNT(*), COALESCE(SUM(CASE WHEN name = ? THEN 1 ELSE 0 END), 0) FROM secrets WHERE owner = ?"), name, owner).Scan(&n, &has)
+	if err != nil || has > 0 || n < most {
+		return err
+	}
+	return venue.Errorf(venue.ECONFLICT, "You keep %d secrets, the most a user may: delete some (DELETE /api/v1/secrets/{name}) before storing another", n)
 }
 
 // Secret returns the sealed value and when it was stored.

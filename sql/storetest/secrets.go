@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	venue "github.com/gridvenue/venue"
@@ -13,7 +16,7 @@ func testSecrets(t *testing.T, s runtime.Store) {
 	ctx := t.Context()
 	put := func(t *testing.T, owner, name, value string, at int64) {
 		t.Helper()
-		if err := s.PutSecret(ctx, owner, name, []byte(value), at); err != nil {
+		if err := s.PutSecret(ctx, owner, name, []byte(value), at, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -63,6 +66,41 @@ func testSecrets(t *testing.T, s runtime.Store) {
 		got, updated, err := s.Secret(ctx, alice, "b")
 		if err != nil || !bytes.Equal(got, []byte("sealed-b2")) || updated != 300 {
 			t.Fatalf("Secret = %q, %d, %v", got, updated, err)
+		}
+	})
+	t.Run("a new secret past the most is refused, a replacement is not", func(t *testing.T) {
+		const carol = "did:key:z6MkCarol"
+		for i := range 3 {
+			wantCode(t, s.PutSecret(ctx, carol, fmt.Sprintf("K%d", i), []byte("v"), 1, 3), "")
+		}
+		wantCode(t, s.PutSecret(ctx, carol, "K3", []byte("v"), 1, 3), venue.ECONFLICT)
+		wantCode(t, s.PutSecret(ctx, carol, "K1", []byte("v2"), 2, 3), "")
+		wantCode(t, s.PutSecret(ctx, carol, "K3", []byte("v"), 1, 0), "") // no bound
+		if names, _ := s.SecretNames(ctx, carol); len(names) != 4 {
+			t.Fatalf("names %q", names)
+		}
+	})
+	t.Run("racing new secrets with room for one store one", func(t *testing.T) {
+		const dave = "did:key:z6MkDave"
+		for i := range 4 {
+			wantCode(t, s.PutSecret(ctx, dave, fmt.Sprintf("K%d", i), []byte("v"), 1, 0), "")
+		}
+		var stored atomic.Int64
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() {
+				switch err := s.PutSecret(ctx, dave, fmt.Sprintf("RACER_%d", i), []byte("v"), 1, 5); venue.ErrorCode(err) {
+				case "":
+					stored.Add(1)
+				case venue.ECONFLICT:
+				default:
+					t.Errorf("racer %d: %v", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if names, _ := s.SecretNames(ctx, dave); stored.Load() != 1 || len(names) != 5 {
+			t.Fatalf("%d of 8 racers stored, %d names kept; want 1 and 5", stored.Load(), len(names))
 		}
 	})
 	t.Run("other owner's delete is not found and keeps it", func(t *testing.T) {

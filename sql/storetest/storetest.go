@@ -131,7 +131,7 @@ func testCancelledContext(t *testing.T, s runtime.Store) {
 		}},
 		{"Job fails", func() error { _, err := s.Job(ctx, id); return err }},
 		{"ListJobs fails", func() error { _, _, err := s.ListJobs(ctx, alice, 0, -1, true); return err }},
-		{"PutSecret fails", func() error { return s.PutSecret(ctx, alice, "x", []byte("x"), 1) }},
+		{"PutSecret fails", func() error { return s.PutSecret(ctx, alice, "x", []byte("x"), 1, 0) }},
 		{"ValueRows fails", func() error { _, err := valueRows(ctx, s, alice, "w"); return err }},
 		{"NewContent fails", func() error { _, err := s.NewContent(ctx, [32]byte{}, "did:key:closed"); return err }},
 	} {
