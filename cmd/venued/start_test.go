@@ -54,7 +54,8 @@ func TestMain_PostgresThatIsDown(t *testing.T) {
 
 // TestMain_PublicURLOfAnUnspecifiedAddress listens on every interface
 // without a url: the venue must not derive its DID from 0.0.0.0 or [::],
-// and must say how to set the address clients use.
+// and must say how to set the address clients use. The start log names
+// the host as the operator did: Go reports 0.0.0.0 as [::].
 func TestMain_PublicURLOfAnUnspecifiedAddress(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", "[::]:0", ":0"} {
 		t.Run(listen, func(t *testing.T) {
@@ -75,6 +76,9 @@ func TestMain_PublicURLOfAnUnspecifiedAddress(t *testing.T) {
 			}
 			if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "VENUE_URL") {
 				t.Fatalf("no warning naming VENUE_URL in the log:\n%s", logs.String())
+			}
+			if want := "addr=" + strings.TrimSuffix(listen, "0") + port + " "; !strings.Contains(logs.String(), want) {
+				t.Fatalf("the start log does not say %q:\n%s", want, logs.String())
 			}
 		})
 	}

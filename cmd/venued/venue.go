@@ -69,7 +69,7 @@ func (m *Main) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
 	}
-	m.Addr = ln.Addr().String()
+	m.Addr = boundAddr(m.Config.Listen, ln.Addr())
 	m.conns = newConnLimit(ln, m.Config.maxConnections(), m.Logger)
 	ln = m.conns
 	if m.Config.URL == "" {
@@ -96,6 +96,21 @@ func (m *Main) Run(ctx context.Context) error {
 		"store", describeStore(m.Config.Store), "name", m.Config.Name, "testOps", m.Config.testOps(),
 		"docs", strings.TrimSuffix(m.Config.URL, "/")+"/swagger")
 	return nil
+}
+
+// boundAddr is the address the venue listens on, as the operator named
+// its host: Go reports a listener on 0.0.0.0 (or on no host) as [::],
+// which the start log showed to an operator who had asked for 0.0.0.0.
+func boundAddr(asked string, got net.Addr) string {
+	host, _, err := net.SplitHostPort(asked)
+	_, port, err2 := net.SplitHostPort(got.String())
+	if err != nil || err2 != nil {
+		return got.String()
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		return net.JoinHostPort(host, port)
+	}
+	return got.String()
 }
 
 // listenURL is the base URL of a venue listening on addr, and whether addr
