@@ -27,7 +27,8 @@ type Tree struct {
 // leaves everything as it is; an empty one deletes it all. Only rows whose
 // value changed are written.
 //
-// With a fold (fold.Path not empty, a path below path) the rows below
+// With a fold (fold.Path not empty, a path below path; without one Keep
+// and Skip mean nothing) the rows below
 // fold.Path but for those at or below fold.Keep are neither read nor
 // changed: fn sees the value without them (Tree.Folded says whether there
 // were any), and they are deleted only by an empty map or by a row stored
@@ -54,7 +55,9 @@ func (e *Engine) UpdateTree(ctx context.Context, path string, fold Fold, fn func
 // from rows, and the deletion of the rest.
 func (e *Engine) treeChange(rows []ValueRow, base string, fold Fold, fn func(Tree) (map[string]json.RawMessage, error)) ([]ValueRow, []string, error) {
 	below := ""
-	if fold.Path != "" {
+	if fold.Path == "" {
+		fold = Fold{} // no fold: nothing kept or skipped either
+	} else {
 		below = BelowRow(fold.Path).Path
 	}
 	old := make(map[string][]byte, len(rows))
