@@ -96,22 +96,27 @@ func (e *Engine) treeChange(rows []ValueRow, base string, fold Fold, fn func(Tre
 	for p := range old {
 		del = append(del, p)
 	}
-	if t.Folded && (len(next) == 0 || shadows(put, fold.Path)) {
+	if t.Folded && (len(next) == 0 || shadows(next, base, fold.Path)) {
 		del = append(del, below)
 	}
 	for _, p := range fold.Skip {
-		if _, kept := next[strings.TrimPrefix(p, base+"/")]; !kept && (len(next) == 0 || shadows(put, p)) {
+		if _, kept := next[strings.TrimPrefix(p, base+"/")]; !kept && (len(next) == 0 || shadows(next, base, p)) {
 			del = append(del, p)
 		}
 	}
 	return put, del, nil
 }
 
-// shadows reports whether a row of put is stored whole at path or an
-// ancestor of it: the rows below path, folded or not, are then replaced.
-func shadows(put []ValueRow, path string) bool {
-	for _, r := range put {
-		if r.Path == path || strings.HasPrefix(path, r.Path+"/") {
+// shadows reports whether a row of next (keyed below base) is stored
+// whole at path or an ancestor of it: the rows below path, folded or not,
+// are then replaced.
+func shadows(next map[string]json.RawMessage, base, path string) bool {
+	for rel := range next {
+		full := base
+		if rel != "" {
+			full = base + "/" + rel
+		}
+		if full == path || strings.HasPrefix(path, full+"/") {
 			return true
 		}
 	}

@@ -66,8 +66,9 @@ func checkFold(path string, fold runtime.Fold) error {
 // fold.Skip. The parts come in path order:
 // the rows at path and its ancestors; those below path before the fold's
 // range (fold.Path itself among them); the BelowRow, whose path ends in
-// '/' and so sorts before every row below the fold; the kept paths,
-// sorted; and the rows after the fold's range. As in relatedValues,
+// '/' and so sorts before every row below the fold; the rows at each
+// kept path and those below it, these parts sorted by where each begins;
+// and the rows after the fold's range. As in relatedValues,
 // Postgres appends the parts in order and SQLite merges them, each part a
 // search of the primary key.
 func (s *Store) foldedValues(owner, path string, fold runtime.Fold, col string) (string, []any) {
@@ -99,11 +100,23 @@ func (s *Store) foldedValues(owner, path string, fold runtime.Fold, col string) 
 	}
 	add(belowRow+" FROM (SELECT path FROM lattice_values WHERE owner = ? AND path > ? AND path < ?"+outside+" ORDER BY path LIMIT 1) AS b",
 		append([]any{fold.Path + "/", owner, fold.Path + "/", fold.Path + "0"}, outsideArgs...)...)
+	// Two parts a kept path, not an OR: SQLite planned that as a scan of
+	// every row of the owner. The parts are disjoint (no kept path lies
+	// below another) and go in the order of where each begins: a kept path
+	// may sort between another and the rows below it ("s/a-b" between
+	// "s/a" and "s/a/x"), and Postgres appends the parts as they come.
+	type keptPart struct{ from, q, to string }
+	var kept []keptPart
 	for _, k := range keep {
-		// Two parts, not an OR: SQLite planned that as a scan of every
-		// row of the owner.
-		add(sel+"path = ?", owner, k)
-		add(sel+"path > ? AND path < ?", owner, k+"/", k+"0")
+		kept = append(kept, keptPart{k, sel + "path = ?", ""}, keptPart{k + "/", sel + "path > ? AND path < ?", k + "0"})
+	}
+	slices.SortFunc(kept, func(a, b keptPart) int { return strings.Compare(a.from, b.from) })
+	for _, p := range kept {
+		if p.to == "" {
+			add(p.q, owner, p.from)
+		} else {
+			add(p.q, owner, p.from, p.to)
+		}
 	}
 	add(sel+"path >= ? AND path < ?"+skip, append([]any{owner, fold.Path + "0", path + "0"}, skipArgs...)...)
 	if s.d.postgres() {

@@ -326,6 +326,10 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 		r.Status, r.Lease, r.Updated = Terminated, 0, a.ms()
 		return r, nil
 	})
+	if p.Remove && venue.ErrorCode(err) == venue.EINVALID {
+		// A record that does not decode, which its error says to remove.
+		err = removeRows(env.Context(ctx), env.Engine(), p.AgentID)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -340,6 +344,17 @@ func (a *Agents) deleteOp(ctx context.Context, in json.RawMessage, env *runtime.
 		return output(map[string]any{"agentId": p.AgentID, "removed": true})
 	}
 	return output(map[string]any{"agentId": p.AgentID, "status": Terminated})
+}
+
+// removeRows deletes every row of agent id, without reading it as an
+// agent.
+func removeRows(ctx context.Context, eng *runtime.Engine, id string) error {
+	return eng.UpdateTree(ctx, "g/"+id, runtime.Fold{}, func(t runtime.Tree) (map[string]json.RawMessage, error) {
+		if !t.Exists {
+			return nil, notFound(id)
+		}
+		return map[string]json.RawMessage{}, nil
+	})
 }
 
 func (a *Agents) cancelTask(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {

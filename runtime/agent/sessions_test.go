@@ -248,6 +248,33 @@ func TestAgents_ListPastOneRead(t *testing.T) {
 	}
 }
 
+// TestAgents_RemoveADamagedRecord: a record that does not decode fails
+// every operation with "delete it with remove true", which failed the same
+// way: it decoded the record first.
+func TestAgents_RemoveADamagedRecord(t *testing.T) {
+	eng, _ := countingVenue(t)
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
+	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	err := eng.UpdateTree(ctx, "g/bot/tasks", runtime.Fold{}, func(runtime.Tree) (map[string]json.RawMessage, error) {
+		return map[string]json.RawMessage{"": json.RawMessage(`["not", "a", "map"]`)}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/info", Input: json.RawMessage(`{"agentId": "bot"}`), Wait: 10 * time.Second})
+	if err != nil || !strings.Contains(rec.Error, "remove true") {
+		t.Fatalf("info of the damaged agent: %+v, %v", rec, err)
+	}
+	mustInvoke(t, ctx, eng, "v/ops/agent/delete", `{"agentId": "bot", "remove": true}`)
+	if res, err := eng.Read(ctx, "g/bot", 0); err != nil || res.Exists {
+		t.Fatalf("g/bot after the removal: %s, %v", res.Value, err)
+	}
+	rec, err = eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/delete", Input: json.RawMessage(`{"agentId": "bot", "remove": true}`), Wait: 10 * time.Second})
+	if err != nil || !strings.Contains(rec.Error, "not found") {
+		t.Fatalf("removing it again: %+v, %v", rec, err)
+	}
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {

@@ -71,6 +71,37 @@ func testFolds(t *testing.T, s runtime.Store) {
 			}
 		})
 	}
+	// A kept path that sorts between another and the rows below it ('-'
+	// and '.' sort before '/'): the kept rows come in path order all the
+	// same. Postgres appended each kept path's rows after the last's, so
+	// b2/meta came before b2-x, and the read failed its order check.
+	t.Run("kept paths that interleave", func(t *testing.T) {
+		const owner = "did:key:z6MkFoldsInterleave"
+		mustPut(t, s, owner,
+			runtime.ValueRow{Path: "g/bot/sessions/b2/meta", Value: []byte(`"b"`)},
+			runtime.ValueRow{Path: "g/bot/sessions/b2-x", Value: []byte(`"x"`)},
+			runtime.ValueRow{Path: "g/bot/sessions/b2.y/meta", Value: []byte(`"y"`)},
+			runtime.ValueRow{Path: "g/bot/sessions/c3", Value: []byte(`"c"`)},
+		)
+		fold := runtime.Fold{Path: "g/bot/sessions", Keep: []string{"g/bot/sessions/b2", "g/bot/sessions/b2-x", "g/bot/sessions/b2.y"}}
+		want := []string{"g/bot/sessions/=", `g/bot/sessions/b2-x="x"`, `g/bot/sessions/b2.y/meta="y"`, `g/bot/sessions/b2/meta="b"`}
+		var read []string
+		err := s.FoldedRows(t.Context(), owner, "g/bot", fold, func(r runtime.ValueRow) error {
+			read = append(read, r.Path+"="+string(r.Value))
+			return nil
+		})
+		if err != nil || !slices.Equal(read, want) {
+			t.Fatalf("FoldedRows gave %q, %v; want %q", read, err, want)
+		}
+		var seen []string
+		err = s.UpdateFolded(t.Context(), owner, "g/bot", fold, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+			seen = shown(rows)
+			return nil, nil, nil
+		})
+		if err != nil || !slices.Equal(seen, want) {
+			t.Fatalf("UpdateFolded saw %q, %v; want %q", seen, err, want)
+		}
+	})
 	t.Run("a fold that is not below the path is refused", func(t *testing.T) {
 		for _, fold := range []runtime.Fold{
 			{Path: "g/bot"},
