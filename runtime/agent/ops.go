@@ -30,6 +30,7 @@ func (a *Agents) Executors() map[string]runtime.Executor {
 			"list": a.list, "context": a.contextOp, "request": a.request, "chat": a.chat,
 			"message": a.message, "trigger": a.trigger, "completeTask": a.completeTask,
 			"failTask": a.failTask, "task": a.task, "fromSkills": a.fromSkills,
+			"sessions": a.sessionsOp, "deleteSession": a.deleteSession,
 		}},
 		"transition": runtime.OpFuncs{"scripted": Scripted},
 		"skills":     runtime.OpFuncs{"import": a.importSkill},

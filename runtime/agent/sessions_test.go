@@ -283,3 +283,99 @@ func waitFor(t *testing.T, ok func() bool) {
 		}
 	}
 }
+
+// TestAgents_SessionsListedAndDeleted: an agent's sessions are listed a
+// page at a time, and one is deleted with the messages waiting in it,
+// unless a task of it is pending or the agent runs.
+func TestAgents_SessionsListedAndDeleted(t *testing.T) {
+	eng, _ := countingVenue(t)
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
+	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	sessionOf := func(out json.RawMessage) string {
+		var o struct {
+			SessionID string `json:"sessionId"`
+		}
+		json.Unmarshal(out, &o)
+		return o.SessionID
+	}
+	var sids []string
+	for i := range 3 {
+		sids = append(sids, sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "input": {"n": %d}, "timeout": 10000}`, i))))
+	}
+	deferred := sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"defer": true}, "timeout": 0}`))
+	mustInvoke(t, ctx, eng, "v/ops/agent/suspend", `{"agentId": "bot"}`)
+	waiting := sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/message", `{"agentId": "bot", "message": "unread"}`))
+
+	type listed struct {
+		Total    int `json:"total"`
+		Sessions []struct {
+			SessionID string   `json:"sessionId"`
+			Parties   []string `json:"parties"`
+			Turns     int      `json:"turns"`
+			Waiting   bool     `json:"waiting"`
+		} `json:"sessions"`
+	}
+	list := func(in string) listed {
+		var l listed
+		json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/sessions", in), &l)
+		return l
+	}
+	all := list(`{"agentId": "bot"}`)
+	if all.Total != 5 || len(all.Sessions) != 5 {
+		t.Fatalf("listed %+v: want 5 sessions", all)
+	}
+	for _, s := range all.Sessions {
+		if s.Waiting != (s.SessionID == waiting) || len(s.Parties) != 1 {
+			t.Fatalf("session %+v: waiting should be %v", s, s.SessionID == waiting)
+		}
+	}
+	if page := list(`{"agentId": "bot", "offset": 3, "limit": 1}`); page.Total != 5 || len(page.Sessions) != 1 || page.Sessions[0].SessionID != all.Sessions[3].SessionID {
+		t.Fatalf("page %+v", page)
+	}
+
+	failed := func(in, want string) {
+		t.Helper()
+		rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/delete-session", Input: json.RawMessage(in), Wait: 10 * time.Second})
+		if err != nil || rec.Status != venue.StatusFailed || !strings.Contains(rec.Error, want) {
+			t.Fatalf("delete-session %s: %+v, %v; want it to fail with %q", in, rec, err, want)
+		}
+	}
+	failed(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, deferred), "is pending")
+	failed(`{"agentId": "bot", "sessionId": "0123456789abcdef"}`, "Unknown sessionId")
+	failed(`{"agentId": "bot", "sessionId": "not hex"}`, "not a session id")
+	failed(fmt.Sprintf(`{"agentId": "nobody", "sessionId": %q}`, sids[0]), "not found")
+
+	var out struct {
+		Deleted         bool `json:"deleted"`
+		DroppedMessages int  `json:"droppedMessages"`
+	}
+	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/delete-session", fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, waiting)), &out)
+	if !out.Deleted || out.DroppedMessages != 1 {
+		t.Fatalf("delete-session answered %+v", out)
+	}
+	mustInvoke(t, ctx, eng, "v/ops/agent/delete-session", fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, sids[1]))
+	if res, _ := eng.Read(ctx, "g/bot/sessions/"+sids[1], 0); res.Exists {
+		t.Fatal("the deleted session is still there")
+	}
+	if res, _ := eng.Read(ctx, "g/bot/inbox", 0); string(res.Value) != "{}" {
+		t.Fatalf("inbox %s after its one waiting session went", res.Value)
+	}
+	if l := list(`{"agentId": "bot"}`); l.Total != 3 {
+		t.Fatalf("listed %+v after two deletions", l)
+	}
+	// Resumed, the agent finds no work in the deleted session.
+	mustInvoke(t, ctx, eng, "v/ops/agent/resume", `{"agentId": "bot"}`)
+	waitFor(t, func() bool {
+		var info struct {
+			Status string `json:"status"`
+		}
+		json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/info", `{"agentId": "bot"}`), &info)
+		return info.Status == Sleeping
+	})
+	if l := list(`{"agentId": "bot"}`); l.Total != 3 {
+		t.Fatalf("listed %+v after the run", l)
+	}
+	// While a run may be working on any session, none is deleted.
+	mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "sessionId": %q, "input": {"delay": 1000}, "timeout": 0}`, sids[2]))
+	failed(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, sids[0]), "is running")
+}
