@@ -132,9 +132,10 @@ func (e *Engine) prove(did string, tokens []string) ([]*ucan.Token, error) {
 
 // Verifier returns a UCAN verifier that knows the venue's own key, so
 // venue-issued grants (of venue-wide abilities, and on its users'
-// namespaces: IssueUCAN) verify too.
+// namespaces: IssueUCAN) verify too, and refuses revoked tokens
+// (RevokeUCAN).
 func (e *Engine) Verifier() *ucan.Verifier {
-	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Public: e.publicDID, MaxLifetime: MaxDelegation, Key: func(did string) (ed25519.PublicKey, error) {
+	return &ucan.Verifier{Now: e.now, Venue: e.id.DID, Public: e.publicDID, MaxLifetime: MaxDelegation, Revoked: e.CheckRevoked, Key: func(did string) (ed25519.PublicKey, error) {
 		if did == e.id.DID {
 			return e.id.Key.Public().(ed25519.PublicKey), nil
 		}

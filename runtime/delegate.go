@@ -9,8 +9,9 @@ import (
 	"github.com/gridvenue/venue/runtime/ucan"
 )
 
-// MaxDelegation is the longest a UCAN the venue signs may last: it cannot
-// be revoked, so it should not outlive the reason it was made.
+// MaxDelegation is the longest a UCAN the venue signs (or takes) may
+// last: it should not outlive the reason it was made, and its revocation,
+// if any, is kept until it ends.
 const MaxDelegation = 366 * 24 * time.Hour
 
 // IssueUCAN signs, as the venue and on behalf of the caller, a UCAN
@@ -55,7 +56,7 @@ func (e *Engine) checkDelegation(aud string, att []venue.Capability, exp time.Ti
 	case !exp.After(now):
 		return venue.Errorf(venue.EINVALID, "exp must be in the future (seconds since the epoch)")
 	case exp.Sub(now) > MaxDelegation:
-		return venue.Errorf(venue.EINVALID, "exp may be at most %d days ahead: a UCAN cannot be revoked", int(MaxDelegation.Hours()/24))
+		return venue.Errorf(venue.EINVALID, "exp may be at most %d days ahead: a grant should not outlive its reason (revoke one sooner with v/ops/ucan/revoke)", int(MaxDelegation.Hours()/24))
 	}
 	return nil
 }

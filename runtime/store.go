@@ -242,13 +242,18 @@ type UserStore interface {
 }
 
 // TokenStore remembers the one-time tokens the venue has accepted, for
-// every node sharing the store, so that none is accepted twice.
+// every node sharing the store, so that none is accepted twice, and the
+// UCANs revoked before they expire.
 type TokenStore interface {
 	// UseTokenID records key until expires (ms) and reports whether it was
 	// new: false if key is recorded with an expiry after now. Of callers
 	// racing with one key, exactly one gets true. Records that have expired
 	// are forgotten.
 	UseTokenID(ctx context.Context, key []byte, expires, now int64) (bool, error)
+
+	// TokenIDsLive reports whether any of keys is recorded with an expiry
+	// after now: how a revoked UCAN (recorded until it expires) is known.
+	TokenIDsLive(ctx context.Context, keys [][]byte, now int64) (bool, error)
 }
 
 // JobNote tells a node that another node changed a job (Kind "job") or

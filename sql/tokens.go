@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"strings"
 )
 
 // tokenSweepEvery is how often (ms) UseTokenID also deletes expired
@@ -28,4 +29,26 @@ func (s *Store) UseTokenID(ctx context.Context, key []byte, expires, now int64) 
 		}
 	}
 	return n == 1, nil
+}
+
+// TokenIDsLive reports whether any of keys is recorded with an expiry after
+// now, in one lookup of the key.
+func (s *Store) TokenIDsLive(ctx context.Context, keys [][]byte, now int64) (bool, error) {
+	if len(keys) == 0 {
+		return false, nil
+	}
+	args := make([]any, 0, len(keys)+1)
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	q := s.d.q("SELECT COUNT(*) FROM token_ids WHERE key IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires > ?")
+	st, err := s.prepared(ctx, q)
+	if err != nil {
+		return false, wrap(err, "look up revoked tokens")
+	}
+	var n int
+	if err := st.QueryRowContext(ctx, append(args, now)...).Scan(&n); err != nil {
+		return false, wrap(err, "look up revoked tokens")
+	}
+	return n > 0, nil
 }

@@ -26,23 +26,42 @@ const leeway = 30 * time.Second
 func (a *Auth) verify(ctx context.Context, tok string) (venue.Caller, error) {
 	now := a.now()
 	if c, ok := a.verified.get(tok, now); ok {
-		return c, nil
+		if err := a.unrevoked(tok, c.chain); err != nil {
+			return venue.Caller{}, err
+		}
+		return c.caller, nil
 	}
 	v, err := a.check(ctx, tok)
 	if err != nil {
 		return venue.Caller{}, err
 	}
 	if !v.once {
-		a.verified.put(tok, v.caller, v.expires, now)
+		a.verified.put(tok, v, now)
 	}
 	return v.caller, nil
+}
+
+// unrevoked checks again that no token of a cached UCAN's chain has been
+// revoked since it verified, and forgets one that has.
+func (a *Auth) unrevoked(tok string, chain []string) error {
+	if len(chain) == 0 {
+		return nil
+	}
+	err := a.e.CheckRevoked(chain)
+	switch venue.ErrorCode(err) {
+	case "", venue.EUNAVAILABLE:
+		return err
+	}
+	a.verified.drop(tok)
+	return invalid("%s", venue.ErrorMessage(err))
 }
 
 // verdict is what a full check of a token established.
 type verdict struct {
 	caller  venue.Caller
 	expires time.Time
-	once    bool // a one-time token: never cached
+	once    bool     // a one-time token: never cached
+	chain   []string // a UCAN's chain (ucan.Token.Chain)
 }
 
 func (a *Auth) check(ctx context.Context, tok string) (verdict, error) {
@@ -142,6 +161,9 @@ func (a *Auth) venueIssued(tok string) (verdict, error) {
 // it is one-time.
 func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error) {
 	u, err := a.ucans.Verify(tok, a.id.DID)
+	if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+		return verdict{}, err // the revocations could not be read: no verdict on the token
+	}
 	if err != nil {
 		return verdict{}, invalid("%s", venue.ErrorMessage(err))
 	}
@@ -156,7 +178,7 @@ func (a *Auth) ucanCaller(ctx context.Context, tok, jti string) (verdict, error)
 			return verdict{}, err
 		}
 	}
-	return verdict{caller: ucanBearer(u, tok), expires: u.Expires, once: jti != ""}, nil
+	return verdict{caller: ucanBearer(u, tok), expires: u.Expires, once: jti != "", chain: u.Chain}, nil
 }
 
 // ucanBearer is the caller a UCAN sent as the bearer makes: its issuer,

@@ -17,8 +17,9 @@ const (
 // Checking an EdDSA signature costs about 90 µs here, more than the rest of
 // an invoke; a client reusing its token (curl, a signed-in browser) pays it
 // once. Only the verdict of a full check is cached: a token is a cache key
-// only after it passed, and expiry is checked again on every hit. One-time
-// tokens (with jti) are never cached, so replay detection sees each use.
+// only after it passed, and expiry is checked again on every hit, as is the
+// revocation of a UCAN. One-time tokens (with jti) are never cached, so
+// replay detection sees each use.
 type tokenCache struct {
 	mu      sync.RWMutex
 	entries map[string]cachedToken
@@ -27,25 +28,33 @@ type tokenCache struct {
 type cachedToken struct {
 	caller  venue.Caller
 	expires time.Time
+	chain   []string // a UCAN's chain, looked up for revocations on every hit
 }
 
 func newTokenCache() *tokenCache { return &tokenCache{entries: map[string]cachedToken{}} }
 
-// get returns the caller of a token verified before, if it has not expired.
-func (c *tokenCache) get(tok string, now time.Time) (venue.Caller, bool) {
+// get returns the entry of a token verified before, if it has not expired.
+func (c *tokenCache) get(tok string, now time.Time) (cachedToken, bool) {
 	c.mu.RLock()
 	e, ok := c.entries[tok]
 	c.mu.RUnlock()
 	if !ok || !now.Before(e.expires) {
-		return venue.Caller{}, false
+		return cachedToken{}, false
 	}
-	return e.caller, true
+	return e, true
+}
+
+// drop forgets a token.
+func (c *tokenCache) drop(tok string) {
+	c.mu.Lock()
+	delete(c.entries, tok)
+	c.mu.Unlock()
 }
 
 // put remembers a verified token. When full it drops expired entries, and
 // if none have expired, everything: the cache is only a shortcut.
-func (c *tokenCache) put(tok string, caller venue.Caller, expires, now time.Time) {
-	if len(tok) > maxCachedTokenBytes || expires.IsZero() {
+func (c *tokenCache) put(tok string, v verdict, now time.Time) {
+	if len(tok) > maxCachedTokenBytes || v.expires.IsZero() {
 		return
 	}
 	c.mu.Lock()
@@ -60,5 +69,5 @@ func (c *tokenCache) put(tok string, caller venue.Caller, expires, now time.Time
 			clear(c.entries)
 		}
 	}
-	c.entries[tok] = cachedToken{caller: caller, expires: expires}
+	c.entries[tok] = cachedToken{caller: v.caller, expires: v.expires, chain: v.chain}
 }

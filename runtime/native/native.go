@@ -18,6 +18,6 @@ func Entries() ([]runtime.CatalogEntry, error) {
 func Executors() map[string]runtime.Executor {
 	return map[string]runtime.Executor{
 		"grid": runtime.OpFuncs{"jobResult": jobResult, "jobStatus": jobStatus},
-		"ucan": runtime.OpFuncs{"issue": ucanIssue, "verify": ucanVerify},
+		"ucan": runtime.OpFuncs{"issue": ucanIssue, "verify": ucanVerify, "revoke": ucanRevoke},
 	}
 }

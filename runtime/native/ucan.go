@@ -74,3 +74,18 @@ type verdict struct {
 	Att        []venue.Capability `json:"att,omitempty"`
 	Authorises *bool              `json:"authorises,omitempty"`
 }
+
+// ucanRevoke revokes a UCAN the caller issued (Engine.RevokeUCAN).
+func ucanRevoke(ctx context.Context, in json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
+	var p struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(in, &p); err != nil || p.Token == "" {
+		return nil, venue.Errorf(venue.EINVALID, "input must be {\"token\": the UCAN to revoke, a JWT}")
+	}
+	r, err := env.Engine().RevokeUCAN(env.Context(ctx), p.Token)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]any{"revoked": true, "id": r.ID, "expires": r.Expires})
+}

@@ -37,9 +37,13 @@ type Verifier struct {
 	// that is nobody's: the venue's signature roots no grant on it.
 	Public string
 	// MaxLifetime refuses a token (any link of a chain) that ends further
-	// than this from now: none can be revoked, so a grant lasts as long as
-	// its token says. Zero means no bound.
+	// than this from now: a grant lasts as long as its token says unless
+	// its issuer revokes it. Zero means no bound.
 	MaxLifetime time.Duration
+	// Revoked is asked, once a chain has verified, about every token in
+	// it (the token first): an error refuses the chain. Nil: no token is
+	// revoked.
+	Revoked func(tokens []string) error
 }
 
 // Token is a verified UCAN.
@@ -49,6 +53,9 @@ type Token struct {
 	Expires          time.Time
 	Depth            int    // proof links below the token on its longest chain
 	Root             string // the issuer at the end of its first chain (its own issuer without proofs)
+	// Chain holds every token of its chain, itself first: what a revocation
+	// of any of them ends (Verifier.Revoked).
+	Chain []string
 }
 
 // Verify checks token as presented to audience: its signature, time window,
@@ -57,11 +64,17 @@ type Token struct {
 // saying which.
 func (v *Verifier) Verify(token, audience string) (*Token, error) {
 	budget := MaxTokens
-	c, err := v.verify(token, audience, 0, &budget)
+	var chain []string
+	c, err := v.verify(token, audience, 0, &budget, &chain)
 	if err != nil {
 		return nil, err
 	}
-	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time, Depth: c.depth, Root: c.root}, nil
+	if v.Revoked != nil {
+		if err := v.Revoked(chain); err != nil {
+			return nil, err
+		}
+	}
+	return &Token{Issuer: c.Issuer, Audience: c.Audience, Grants: c.Att, Expires: c.Expires.Time, Depth: c.depth, Root: c.root, Chain: chain}, nil
 }
 
 // link is a verified token in a chain, with what its proofs add up to.
@@ -71,7 +84,7 @@ type link struct {
 	root  string // the issuer at the end of its first chain
 }
 
-func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link, error) {
+func (v *Verifier) verify(token, audience string, depth int, budget *int, chain *[]string) (*link, error) {
 	switch {
 	case depth > MaxDepth:
 		return nil, refuse("delegation chain is longer than %d links", MaxDepth)
@@ -81,6 +94,7 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link
 		return nil, venue.Errorf(venue.EINVALID, "UCAN is %d bytes; the limit is %d", len(token), MaxTokenBytes)
 	}
 	*budget--
+	*chain = append(*chain, token)
 	c, err := v.parse(token)
 	if err != nil {
 		return nil, err
@@ -91,7 +105,7 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link
 		}
 		return nil, refuse("broken link: a proof's audience is %s, but the token it proves was issued by %s", clip(c.Audience), clip(audience))
 	}
-	l, proofs, err := v.proofs(c, depth, budget)
+	l, proofs, err := v.proofs(c, depth, budget, chain)
 	if err != nil {
 		return nil, err
 	}
@@ -106,11 +120,11 @@ func (v *Verifier) verify(token, audience string, depth int, budget *int) (*link
 
 // proofs verifies the proofs of c, each issued to c's issuer and lasting
 // at least as long as c, and returns c as a link of the chain with them.
-func (v *Verifier) proofs(c *Claims, depth int, budget *int) (*link, []*Claims, error) {
+func (v *Verifier) proofs(c *Claims, depth int, budget *int, chain *[]string) (*link, []*Claims, error) {
 	l := &link{Claims: c, root: c.Issuer}
 	proofs := make([]*Claims, 0, len(c.Prf))
 	for i, p := range c.Prf {
-		pl, err := v.verify(p, c.Issuer, depth+1, budget)
+		pl, err := v.verify(p, c.Issuer, depth+1, budget, chain)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -179,7 +193,7 @@ func (v *Verifier) parse(token string) (*Claims, error) {
 	}
 	if v.MaxLifetime > 0 && c.Expires != nil && c.Expires.Sub(now()) > v.MaxLifetime+leeway {
 		days := int(v.MaxLifetime.Hours() / 24)
-		return nil, refuse(fmt.Sprintf("it ends more than %d days from now: a UCAN cannot be revoked, so this venue takes only those that end within %d days; issue it with an earlier exp", days, days))
+		return nil, refuse(fmt.Sprintf("it ends more than %d days from now: this venue takes only UCANs that end within %d days (revoke one sooner with v/ops/ucan/revoke); issue it with an earlier exp", days, days))
 	}
 	return c, nil
 }

@@ -3,6 +3,8 @@ package ucan
 import (
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,8 +190,8 @@ func FuzzVerify(f *testing.F) {
 	})
 }
 
-// TestVerifier_MaxLifetime: no UCAN can be revoked, so a venue bounds how
-// far ahead any link of a chain may end (an audit's did:key signed one for
+// TestVerifier_MaxLifetime: a venue bounds how far ahead any link of a
+// chain may end (an audit's did:key signed one for
 // a hundred years, which its holder could use until then).
 func TestVerifier_MaxLifetime(t *testing.T) {
 	alice, bob := newParty(t), newParty(t)
@@ -209,5 +211,43 @@ func TestVerifier_MaxLifetime(t *testing.T) {
 	}
 	if _, err := (&Verifier{}).Verify(long, bob.did); err != nil {
 		t.Fatalf("no bound set: %v", err)
+	}
+}
+
+// TestVerifier_Revoked: a chain is refused if any token in it is revoked,
+// and the hook is asked once, about every token, the token first.
+func TestVerifier_Revoked(t *testing.T) {
+	alice, bob, carol := newParty(t), newParty(t), newParty(t)
+	read := []venue.Capability{{With: alice.did + "/w/notes", Can: "crud/read"}}
+	exp := time.Now().Add(time.Hour)
+	root := alice.issue(t, bob.did, read, nil, exp)
+	leaf := bob.issue(t, carol.did, read, []string{root}, exp)
+	revoked := errors.New("revoked")
+	for _, tc := range []struct {
+		name    string
+		revoked string
+		want    error
+	}{
+		{"none revoked", "", nil},
+		{"the token itself", leaf, revoked},
+		{"a proof it rests on", root, revoked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var asked [][]string
+			v := &Verifier{Revoked: func(tokens []string) error {
+				asked = append(asked, tokens)
+				if slices.Contains(tokens, tc.revoked) {
+					return revoked
+				}
+				return nil
+			}}
+			_, err := v.Verify(leaf, carol.did)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Verify = %v, want %v", err, tc.want)
+			}
+			if len(asked) != 1 || !slices.Equal(asked[0], []string{leaf, root}) {
+				t.Fatalf("asked about %d chains %q, want once about the leaf and its root", len(asked), asked)
+			}
+		})
 	}
 }

@@ -33,6 +33,31 @@ func testTokenIDs(t *testing.T, s runtime.Store) {
 		use(t, "c\x00\xfe", 2000, 1000, true)
 		use(t, "C\x00\xff", 2000, 1000, true)
 	})
+	t.Run("live keys are found among others until they expire", func(t *testing.T) {
+		use(t, "live", 2000, 1000, true)
+		for _, tc := range []struct {
+			name string
+			keys []string
+			now  int64
+			want bool
+		}{
+			{"none", nil, 1000, false},
+			{"the live one", []string{"live"}, 1000, true},
+			{"among unknown ones", []string{"x", "y", "live", "z"}, 1999, true},
+			{"unknown ones only", []string{"x", "y"}, 1000, false},
+			{"once it expired", []string{"live"}, 2000, false},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				keys := make([][]byte, len(tc.keys))
+				for i, k := range tc.keys {
+					keys[i] = []byte(k)
+				}
+				if live, err := s.TokenIDsLive(ctx, keys, tc.now); err != nil || live != tc.want {
+					t.Fatalf("TokenIDsLive(%q, %d) = %v, %v; want %v", tc.keys, tc.now, live, err, tc.want)
+				}
+			})
+		}
+	})
 	t.Run("of racing uses exactly one is new", func(t *testing.T) {
 		var wg sync.WaitGroup
 		var fresh atomic.Int32
