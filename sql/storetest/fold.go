@@ -50,25 +50,7 @@ func testFolds(t *testing.T, s runtime.Store) {
 			if tc.skip != nil {
 				want = tc.want
 			}
-			var read []string
-			err := s.FoldedRows(t.Context(), owner, "g/bot", fold, func(r runtime.ValueRow) error {
-				if len(r.Value) != r.Size {
-					return fmt.Errorf("row %s of %d bytes says %d", r.Path, len(r.Value), r.Size)
-				}
-				read = append(read, r.Path+"="+string(r.Value))
-				return nil
-			})
-			if err != nil || !slices.Equal(read, want) {
-				t.Fatalf("FoldedRows gave %q, %v; want %q", read, err, want)
-			}
-			var seen []string
-			err = s.UpdateFolded(t.Context(), owner, "g/bot", fold, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
-				seen = shown(rows)
-				return nil, nil, nil
-			})
-			if err != nil || !slices.Equal(seen, want) {
-				t.Fatalf("UpdateFolded saw %q, %v; want %q", seen, err, want)
-			}
+			wantFolded(t, s, owner, fold, want)
 		})
 	}
 	// A kept path that sorts between another and the rows below it ('-'
@@ -85,22 +67,7 @@ func testFolds(t *testing.T, s runtime.Store) {
 		)
 		fold := runtime.Fold{Path: "g/bot/sessions", Keep: []string{"g/bot/sessions/b2", "g/bot/sessions/b2-x", "g/bot/sessions/b2.y"}}
 		want := []string{"g/bot/sessions/=", `g/bot/sessions/b2-x="x"`, `g/bot/sessions/b2.y/meta="y"`, `g/bot/sessions/b2/meta="b"`}
-		var read []string
-		err := s.FoldedRows(t.Context(), owner, "g/bot", fold, func(r runtime.ValueRow) error {
-			read = append(read, r.Path+"="+string(r.Value))
-			return nil
-		})
-		if err != nil || !slices.Equal(read, want) {
-			t.Fatalf("FoldedRows gave %q, %v; want %q", read, err, want)
-		}
-		var seen []string
-		err = s.UpdateFolded(t.Context(), owner, "g/bot", fold, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
-			seen = shown(rows)
-			return nil, nil, nil
-		})
-		if err != nil || !slices.Equal(seen, want) {
-			t.Fatalf("UpdateFolded saw %q, %v; want %q", seen, err, want)
-		}
+		wantFolded(t, s, owner, fold, want)
 	})
 	t.Run("a fold that is not below the path is refused", func(t *testing.T) {
 		for _, fold := range []runtime.Fold{
@@ -131,4 +98,30 @@ func testFolds(t *testing.T, s runtime.Store) {
 			t.Fatalf("another owner's rows: %q", shown(rows))
 		}
 	})
+}
+
+// wantFolded checks that a folded read and a folded update of owner's
+// g/bot give the rows want ("path=value"), in that order, each with its
+// size.
+func wantFolded(t *testing.T, s runtime.Store, owner string, fold runtime.Fold, want []string) {
+	t.Helper()
+	var read []string
+	err := s.FoldedRows(t.Context(), owner, "g/bot", fold, func(r runtime.ValueRow) error {
+		if len(r.Value) != r.Size {
+			return fmt.Errorf("row %s of %d bytes says %d", r.Path, len(r.Value), r.Size)
+		}
+		read = append(read, r.Path+"="+string(r.Value))
+		return nil
+	})
+	if err != nil || !slices.Equal(read, want) {
+		t.Fatalf("FoldedRows gave %q, %v; want %q", read, err, want)
+	}
+	var seen []string
+	err = s.UpdateFolded(t.Context(), owner, "g/bot", fold, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
+		seen = shown(rows)
+		return nil, nil, nil
+	})
+	if err != nil || !slices.Equal(seen, want) {
+		t.Fatalf("UpdateFolded saw %q, %v; want %q", seen, err, want)
+	}
 }
