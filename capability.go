@@ -13,6 +13,7 @@ const (
 	AbilityAgentCreate = "agent/create" // create agents in a caller's g/
 	AbilityAssetStore  = "asset/store"  // register assets and upload content
 	AbilityMCPManage   = "mcp/manage"   // venue-scope MCP bridges (resource: the venue DID)
+	AbilityRevoke      = "ucan/revoke"  // revoke the UCANs a DID issued (resource: that DID)
 )
 
 // Capability is one grant of authority: ability Can on resource With, a

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime/ucan"
 )
@@ -24,7 +26,10 @@ type Revocation struct {
 // sharing its store) refuses it, and every chain that rests on it, as a
 // bearer token and as a proof. Only the token's issuer revokes it, or, for
 // a token the venue signed for its user (IssueUCAN), the user owning
-// everything it grants. Revoking a revoked token again is no error.
+// everything it grants; a caller confined to a bound (a UCAN sent as the
+// bearer, an agent on its caps) only if the bound grants ucan/revoke on
+// its DID. Revoking a revoked token again is no error, and a token not
+// valid yet (nbf) is revoked before it is.
 // Returns EINVALID for what is no live UCAN, EFORBIDDEN for a caller that
 // may not revoke it, and EUNAVAILABLE if the store cannot record it.
 func (e *Engine) RevokeUCAN(ctx context.Context, token string) (*Revocation, error) {
@@ -34,6 +39,11 @@ func (e *Engine) RevokeUCAN(ctx context.Context, token string) (*Revocation, err
 	}
 	v := e.Verifier()
 	v.Revoked = nil // a revoked token may be revoked again
+	if nbf := notBefore(token); nbf.After(e.now()) {
+		// Not valid yet, and revoked before it is: checked as it will be
+		// once valid, or its issuer could only wait for it to start.
+		v.Now = func() time.Time { return nbf }
+	}
 	tok, err := v.Verify(token, "")
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "Cannot revoke this token: %s", venue.ErrorMessage(err))
@@ -41,12 +51,30 @@ func (e *Engine) RevokeUCAN(ctx context.Context, token string) (*Revocation, err
 	if !e.mayRevoke(c, tok) {
 		return nil, venue.Errorf(venue.EFORBIDDEN, "Only a UCAN's issuer may revoke it: this one was issued by %s", tok.Issuer)
 	}
-	if _, err := e.store.UseTokenID(ctx, revokedKey(token), tok.Expires.UnixMilli(), e.ms()); err != nil {
+	if b := c.Bound(); b != nil && !venue.Holds(b, c.DID, venue.AbilityRevoke) {
+		return nil, venue.Errorf(venue.EFORBIDDEN, "Capability denied: the UCAN or agent caps you act under hold no %s on %s: revoke as %s itself",
+			venue.AbilityRevoke, c.DID, c.DID)
+	}
+	// Kept as long as the verifier takes the token: it forgives a token
+	// the clock skew past its exp, which a revocation kept until exp
+	// would let through again.
+	keep := tok.Expires.Add(ucan.DefaultLeeway)
+	if _, err := e.store.UseTokenID(ctx, revokedKey(token), keep.UnixMilli(), e.ms()); err != nil {
 		e.log.Error("record a revoked UCAN", "err", err)
 		return nil, venue.Errorf(venue.EUNAVAILABLE, "The revocation could not be recorded; try again")
 	}
 	sum := sha256.Sum256([]byte(token))
 	return &Revocation{ID: hex.EncodeToString(sum[:]), Expires: tok.Expires.UnixMilli()}, nil
+}
+
+// notBefore is the nbf of token, read without verifying it; zero if it has
+// none or is no JWT (Verify then says what is wrong with it).
+func notBefore(token string) time.Time {
+	c := &ucan.Claims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(token, c); err != nil || c.NotBefore == nil {
+		return time.Time{}
+	}
+	return c.NotBefore.Time
 }
 
 // mayRevoke reports whether c may revoke tok: it issued it, or the venue

@@ -200,10 +200,11 @@ func (a *Auth) withHeaderUCANs(r *http.Request, c venue.Caller) (venue.Caller, e
 	ctx, err := a.e.WithProofs(venue.WithCaller(r.Context(), c), toks)
 	if err != nil {
 		// The proof's own code, as in an invoke's ucans: a malformed
-		// token is 400 and one that proves nothing 403. A 401 would send
-		// a client signing in again, which mends neither.
+		// token is 400, one that proves nothing 403, and one the store
+		// could not check against revocations 503. A 401 would send a
+		// client signing in again, which mends none of them.
 		code := venue.ErrorCode(err)
-		if code != venue.EINVALID && code != venue.EFORBIDDEN {
+		if code != venue.EINVALID && code != venue.EFORBIDDEN && code != venue.EUNAVAILABLE {
 			code = venue.EUNAUTHORIZED
 		}
 		return venue.Caller{}, venue.Errorf(code, "X-Covia-Ucans: %s", venue.ErrorMessage(err))

@@ -70,11 +70,10 @@ func (a *Agents) deleteSession(ctx context.Context, in json.RawMessage, env *run
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	chatting := a.chats[chatKey(env.Caller().DID, p.AgentID, sid)] != nil
-	a.mu.Unlock()
-	if chatting {
-		return nil, venue.Errorf(venue.ECONFLICT, "A chat waits on session %s of agent %s: delete it once the chat is answered", sid, p.AgentID)
+	chatting := func() bool {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.chats[chatKey(env.Caller().DID, p.AgentID, sid)] != nil
 	}
 	dropped := 0
 	err = update(env.Context(ctx), env.Engine(), p.AgentID, sessionScope(sid), func(r *record) (*record, error) {
@@ -85,6 +84,12 @@ func (a *Agents) deleteSession(ctx context.Context, in json.RawMessage, env *run
 			return nil, venue.Errorf(venue.ENOTFOUND, "Unknown sessionId %s on agent %s: list them with v/ops/agent/sessions", sid, p.AgentID)
 		case a.busy(env.Caller().DID, p.AgentID, r):
 			return nil, venue.Errorf(venue.ECONFLICT, "Agent %s is running: delete the session once it is %s", p.AgentID, Sleeping)
+		case chatting():
+			// Asked in the write, not before it: a chat registers before
+			// it delivers its message, so one whose message this write
+			// would drop shows here (and one begun after it finds no
+			// session).
+			return nil, venue.Errorf(venue.ECONFLICT, "A chat waits on session %s of agent %s: delete it once the chat is answered", sid, p.AgentID)
 		}
 		for _, t := range r.orderedTasks() {
 			if t.SessionID == sid {

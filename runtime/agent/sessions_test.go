@@ -19,6 +19,10 @@ import (
 type countingStore struct {
 	*sql.Store
 	read atomic.Int64
+	// before, when set, is called with the fold of every UpdateFolded
+	// before it reaches the store: how a test puts another operation
+	// between an agent operation's checks and its write.
+	before atomic.Pointer[func(runtime.Fold)]
 }
 
 func (s *countingStore) count(rows []runtime.ValueRow) {
@@ -49,6 +53,9 @@ func (s *countingStore) UpdateValues(ctx context.Context, owner, path string, fn
 }
 
 func (s *countingStore) UpdateFolded(ctx context.Context, owner, path string, fold runtime.Fold, fn func([]runtime.ValueRow) ([]runtime.ValueRow, []string, error)) error {
+	if f := s.before.Load(); f != nil {
+		(*f)(fold)
+	}
 	return s.Store.UpdateFolded(ctx, owner, path, fold, func(rows []runtime.ValueRow) ([]runtime.ValueRow, []string, error) {
 		s.count(rows)
 		return fn(rows)
@@ -378,4 +385,68 @@ func TestAgents_SessionsListedAndDeleted(t *testing.T) {
 	// While a run may be working on any session, none is deleted.
 	mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "sessionId": %q, "input": {"delay": 1000}, "timeout": 0}`, sids[2]))
 	failed(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, sids[0]), "is running")
+}
+
+// TestAgents_DeleteSessionSparesAChatBegunMeanwhile: delete-session looked
+// for a chat on the session before its write, not in it. A chat that
+// began in between (its message delivered, the agent not yet woken) lost
+// its message with the session, and the agent, woken with no work, never
+// answered it: the chat waited out its deadline. The write itself now
+// refuses the deletion, and the chat is answered.
+func TestAgents_DeleteSessionSparesAChatBegunMeanwhile(t *testing.T) {
+	eng, cs := countingVenue(t)
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
+	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	var first struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 10000}`), &first)
+	sid := first.SessionID
+	waitFor(t, func() bool {
+		res, _ := eng.Read(ctx, "g/bot/status", 0)
+		return string(res.Value) == `"`+Sleeping+`"`
+	})
+
+	type answer struct {
+		rec *venue.Job
+		err error
+	}
+	chatted := make(chan answer, 1)
+	deleted := make(chan struct{})
+	var armed atomic.Bool
+	armed.Store(true)
+	hook := func(f runtime.Fold) {
+		if armed.CompareAndSwap(true, false) {
+			// delete-session's write, after its checks: a chat begins on
+			// the session and delivers its message first.
+			go func() {
+				rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/chat",
+					Input: json.RawMessage(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q, "message": "meanwhile"}`, sid)), Wait: 5 * time.Second})
+				chatted <- answer{rec, err}
+			}()
+			waitFor(t, func() bool {
+				res, _ := eng.Read(ctx, "g/bot/sessions/"+sid+"/pending", 1<<20)
+				return strings.Contains(string(res.Value), "meanwhile")
+			})
+			return
+		}
+		if len(f.Keep) == 0 {
+			<-deleted // the chat's wake claims the agent once the deletion is decided
+		}
+	}
+	cs.before.Store(&hook)
+	rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/delete-session",
+		Input: json.RawMessage(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q}`, sid)), Wait: 10 * time.Second})
+	close(deleted)
+	cs.before.Store(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Status != venue.StatusFailed || !strings.Contains(rec.Error, "A chat waits") {
+		t.Errorf("delete-session while a chat waits on the session: %s %s", rec.Status, rec.Error)
+	}
+	a := <-chatted
+	if a.err != nil || a.rec.Status != venue.StatusComplete || !strings.Contains(string(a.rec.Output), "meanwhile") {
+		t.Fatalf("the chat: %+v, %v; want it answered", a.rec, a.err)
+	}
 }

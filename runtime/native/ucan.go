@@ -50,6 +50,9 @@ func ucanVerify(_ context.Context, in json.RawMessage, env *runtime.Env) (json.R
 		return nil, venue.Errorf(venue.EINVALID, "give both 'with' and 'can' to ask whether the token authorises them, or neither")
 	}
 	tok, err := env.Engine().Verifier().Verify(p.Token, p.Aud)
+	if venue.ErrorCode(err) == venue.EUNAVAILABLE {
+		return nil, err // no verdict: the revocations could not be read
+	}
 	if err != nil {
 		return json.Marshal(verdict{Reason: venue.ErrorMessage(err)})
 	}

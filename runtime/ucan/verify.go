@@ -25,7 +25,8 @@ type Verifier struct {
 	// venue's own did:web, which may be the root of venue-wide grants).
 	// Nil, or an error, means only did:key issuers are known.
 	Key func(did string) (ed25519.PublicKey, error)
-	// Leeway is the clock skew forgiven on exp and nbf; default 30 s.
+	// Leeway is the clock skew forgiven on exp and nbf; default
+	// DefaultLeeway.
 	Leeway time.Duration
 	// Venue is the verifying venue's own DID. Besides its own resources,
 	// a token it signed may root grants on those of its users (DIDs under
@@ -45,6 +46,10 @@ type Verifier struct {
 	// revoked.
 	Revoked func(tokens []string) error
 }
+
+// DefaultLeeway is the clock skew a Verifier forgives unless told
+// otherwise: a token verifies until this long after its exp.
+const DefaultLeeway = 30 * time.Second
 
 // Token is a verified UCAN.
 type Token struct {
@@ -166,7 +171,7 @@ func (v *Verifier) parse(token string) (*Claims, error) {
 	}
 	leeway := v.Leeway
 	if leeway == 0 {
-		leeway = 30 * time.Second
+		leeway = DefaultLeeway
 	}
 	if err := checkPayload(token); err != nil {
 		return nil, err
