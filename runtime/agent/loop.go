@@ -325,6 +325,22 @@ func loadSession(ctx context.Context, eng *runtime.Engine, id string, rec *recor
 	}
 	if s := full.Sessions[w.sid]; s != nil {
 		rec.Sessions[w.sid], w.msgs = s, s.Pending
+		return w, nil
+	}
+	if _, listed := full.Inbox[w.sid]; listed {
+		// The inbox names a session that is no more: dropped, or every
+		// run would find it as work and settle never (a spin).
+		delete(rec.Inbox, w.sid)
+		return w, update(ctx, eng, id, sessionScope(w.sid), func(cur *record) (*record, error) {
+			if cur == nil || cur.Sessions[w.sid] != nil {
+				return nil, nil
+			}
+			if _, ok := cur.Inbox[w.sid]; !ok {
+				return nil, nil
+			}
+			delete(cur.Inbox, w.sid)
+			return cur, nil
+		})
 	}
 	return w, nil
 }

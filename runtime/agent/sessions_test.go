@@ -450,3 +450,70 @@ func TestAgents_DeleteSessionSparesAChatBegunMeanwhile(t *testing.T) {
 		t.Fatalf("the chat: %+v, %v; want it answered", a.rec, a.err)
 	}
 }
+
+// TestAgents_SessionGoneUnderAChat: a chat waits on a session that is then
+// deleted before the agent reads its message, as delete-session on another
+// node does, which knows nothing of this node's chat. The chat waited out
+// its deadline; it now fails at once, saying so. And an inbox entry of a
+// session that is no more is dropped by the run that finds it: every run
+// found it as work, and the agent never settled.
+func TestAgents_SessionGoneUnderAChat(t *testing.T) {
+	eng, cs := countingVenue(t)
+	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
+	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	var first struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 10000}`), &first)
+	sid := first.SessionID
+	waitFor(t, func() bool {
+		res, _ := eng.Read(ctx, "g/bot/status", 0)
+		return string(res.Value) == `"`+Sleeping+`"`
+	})
+	forge := func(path string, v json.RawMessage) {
+		t.Helper()
+		err := eng.UpdateTree(ctx, path, runtime.Fold{}, func(runtime.Tree) (map[string]json.RawMessage, error) {
+			if v == nil {
+				return map[string]json.RawMessage{}, nil
+			}
+			return map[string]json.RawMessage{"": v}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// The chat's message is delivered; before the wake claims the agent,
+	// another node deletes the session.
+	var armed atomic.Bool
+	armed.Store(true)
+	hook := func(f runtime.Fold) {
+		if len(f.Keep) == 0 && armed.CompareAndSwap(true, false) {
+			forge("g/bot/sessions/"+sid, nil)
+			forge("g/bot/inbox", json.RawMessage(`{}`))
+		}
+	}
+	delivered := func(f runtime.Fold) {
+		if len(f.Keep) == 1 {
+			cs.before.Store(&hook) // the next update without a session is the wake's
+		}
+	}
+	cs.before.Store(&delivered)
+	start := time.Now()
+	rec, err := eng.Invoke(ctx, runtime.InvokeRequest{Operation: "v/ops/agent/chat",
+		Input: json.RawMessage(fmt.Sprintf(`{"agentId": "bot", "sessionId": %q, "message": "lost"}`, sid)), Wait: 8 * time.Second})
+	cs.before.Store(nil)
+	if err != nil || rec.Status != venue.StatusFailed || !strings.Contains(rec.Error, "was deleted before the agent read your message") {
+		t.Fatalf("chat on a session deleted under it: %+v, %v after %v", rec, err, time.Since(start).Round(time.Millisecond))
+	}
+
+	// An inbox naming a session that is no more, beside one that is.
+	mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 2}, "timeout": 10000}`)
+	forge("g/bot/inbox", json.RawMessage(fmt.Sprintf(`{%q: 1}`, sid)))
+	mustInvoke(t, ctx, eng, "v/ops/agent/trigger", `{"agentId": "bot", "force": false, "wait": 5000}`)
+	waitFor(t, func() bool {
+		status, _ := eng.Read(ctx, "g/bot/status", 0)
+		inbox, _ := eng.Read(ctx, "g/bot/inbox", 0)
+		return string(status.Value) == `"`+Sleeping+`"` && string(inbox.Value) == "{}"
+	})
+}

@@ -388,16 +388,17 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 		case <-ctx.Done():
 			return nil, context.Cause(ctx)
 		case <-tick.C:
+			deleted := false
 			if !looked && !a.running(key) {
 				// A run on another node answers only in the record. The
 				// cycle that takes the message off the pending list adds
 				// the timeline entry in the same write: a message gone
 				// from the list and not in the timeline never will be.
-				if out, consumed := chatAnsweredInRecord(octx, eng, id, sid, cw.msgID); out != nil {
+				out, consumed, sessionGone := chatAnsweredInRecord(octx, eng, id, sid, cw.msgID)
+				if out != nil {
 					return out, nil
-				} else if consumed {
-					looked = true
 				}
+				looked, deleted = consumed && !sessionGone, sessionGone
 			}
 			r, err := peek(octx, eng, id)
 			var gone error
@@ -405,6 +406,8 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 			case err != nil: // the store is unwell: look again later
 			case r == nil || r.Status == Terminated || r.Gen != gen:
 				gone = venue.Errorf(venue.ECONFLICT, "Agent %s was deleted before it answered", id)
+			case deleted:
+				gone = venue.Errorf(venue.ECONFLICT, "Session %s of agent %s was deleted before the agent read your message: chat again, without a sessionId or with another", sid, id)
 			case r.Status == Suspended && a.running(key):
 			case r.Status == Suspended && r.Error != nil:
 				gone = venue.Errorf(venue.ECONFLICT, "Agent %s failed and is suspended: %s. Your message stays in its session and is read when it resumes (v/ops/agent/resume)", id, *r.Error)
@@ -429,19 +432,33 @@ func (a *Agents) awaitChat(ctx, octx context.Context, eng *runtime.Engine, key, 
 
 // chatAnsweredInRecord reports whether a cycle (on any node) consumed
 // chat message msgID on session sid, and its response: the result of the
-// timeline entry that lists it, nil if none does.
-func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msgID string) (json.RawMessage, bool) {
+// timeline entry that lists it, nil if none does. gone says the session
+// is no more (deleted, from another node, whose delete-session knows
+// nothing of this node's chat): unless the timeline holds the answer,
+// none will come.
+func chatAnsweredInRecord(ctx context.Context, eng *runtime.Engine, id, sid, msgID string) (out json.RawMessage, consumed, gone bool) {
 	// The pending list alone, read every taskPoll: the session's frames
 	// may be long, and the timeline is read only once the message left it.
 	res, err := eng.Read(ctx, "g/"+id+"/sessions/"+sid+"/pending", 1<<30)
-	if err != nil || !res.Exists {
-		return nil, false
+	switch {
+	case err != nil:
+		return nil, false, false
+	case !res.Exists:
+		gone = true
+	default:
+		var pending []envelope
+		if json.Unmarshal(res.Value, &pending) != nil || slices.ContainsFunc(pending, func(e envelope) bool { return e.ID == msgID }) {
+			return nil, false, false
+		}
 	}
-	var pending []envelope
-	if json.Unmarshal(res.Value, &pending) != nil || slices.ContainsFunc(pending, func(e envelope) bool { return e.ID == msgID }) {
-		return nil, false
-	}
-	res, err = eng.Read(ctx, "g/"+id+"/timeline", 1<<30)
+	out, consumed = answerInTimeline(ctx, eng, id, msgID)
+	return out, consumed, gone
+}
+
+// answerInTimeline returns the result of the timeline entry that consumed
+// chat message msgID, if one does, and whether the timeline could be read.
+func answerInTimeline(ctx context.Context, eng *runtime.Engine, id, msgID string) (json.RawMessage, bool) {
+	res, err := eng.Read(ctx, "g/"+id+"/timeline", 1<<30)
 	if err != nil || !res.Exists {
 		return nil, err == nil
 	}
