@@ -42,7 +42,7 @@ func (s *Server) tools(next mcp.MethodHandler) mcp.MethodHandler {
 			res, err := next(ctx, method, req)
 			if c, ok := callerOf(req); ok && err == nil {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-					s.sessions.add(ss, c.DID)
+					s.sessions.add(ss, c)
 				}
 			}
 			return res, err

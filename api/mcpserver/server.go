@@ -184,8 +184,8 @@ func (s *Server) ToolsChanged() {
 }
 
 // bindCaller hands the request's caller to the SDK as its token info: the
-// SDK ties a session to the UserID that opened it (another DID gets 403
-// "session user mismatch") and gives each request's TokenInfo to the method
+// SDK ties a session to the UserID that opened it (sessionUser: another
+// gets 403 "session user mismatch") and gives each request's TokenInfo to the method
 // handlers, whose context is the session's, not the request's. The SDK sets
 // TokenInfo only through its bearer middleware, so that middleware runs
 // with a verifier that reads the caller our own auth already established.
@@ -195,7 +195,7 @@ func bindCaller(next http.Handler) http.Handler {
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
-		return &auth.TokenInfo{UserID: c.DID, Extra: map[string]any{"caller": c}}, nil
+		return &auth.TokenInfo{UserID: sessionUser(c), Extra: map[string]any{"caller": c}}, nil
 	}
 	inner := auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -217,4 +217,15 @@ func callerOf(req mcp.Request) (venue.Caller, bool) {
 	}
 	c, ok := extra.TokenInfo.Extra["caller"].(venue.Caller)
 	return c, ok
+}
+
+// sessionUser is who owns the MCP sessions a caller opens: its DID, and
+// under a UCAN sent as the bearer the share too. A share's holder acts as
+// its issuer (one DID) confined to the share: keyed by the DID alone, the
+// holder could drive the issuer's sessions, and the issuer the holder's.
+func sessionUser(c venue.Caller) string {
+	if sh := c.Share(); sh != "" {
+		return c.DID + "#share:" + sh
+	}
+	return c.DID
 }

@@ -40,7 +40,8 @@ const (
 // ids the direct path is answering.
 type session struct {
 	ss       *mcp.ServerSession
-	did      string
+	did      string // whose sessions it counts among (maxSessionsPerCaller)
+	user     string // who may use it (sessionUser)
 	ready    atomic.Bool
 	lastUse  atomic.Int64 // unix nanoseconds
 	inflight atomic.Int32
@@ -86,7 +87,8 @@ func newSessions(timeout time.Duration) *sessions {
 
 // add registers an SDK session at initialize; it forgets the session when
 // the SDK closes it, for whatever reason.
-func (r *sessions) add(ss *mcp.ServerSession, did string) {
+func (r *sessions) add(ss *mcp.ServerSession, c venue.Caller) {
+	did := c.DID
 	id := ss.ID()
 	if id == "" {
 		return
@@ -96,7 +98,7 @@ func (r *sessions) add(ss *mcp.ServerSession, did string) {
 		r.mu.Unlock()
 		return
 	}
-	s := &session{ss: ss, did: did, calls: map[string]*liveCall{}}
+	s := &session{ss: ss, did: did, user: sessionUser(c), calls: map[string]*liveCall{}}
 	s.lastUse.Store(time.Now().UnixNano())
 	r.byID[id] = s
 	r.perDID[did]++
@@ -210,7 +212,7 @@ func (r *sessions) reap(s *session) {
 // requests keep it alive.
 func (s *session) ownedBy(r *http.Request) bool {
 	c, ok := venue.CallerFrom(r.Context())
-	return ok && c.DID == s.did
+	return ok && sessionUser(c) == s.user
 }
 
 // begin and end bracket a POST on the session; a session with a request

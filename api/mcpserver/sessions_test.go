@@ -205,3 +205,53 @@ func TestSession_CancelAsTheRequestEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestSessions_AShareIsACallerOfItsOwn: a UCAN sent as the bearer makes its
+// holder act as its issuer, one DID, confined to the share. Sessions were
+// keyed by the DID alone, so the holder could drive the issuer's sessions
+// (and the issuer the holder's); each now keeps to who opened it.
+func TestSessions_AShareIsACallerOfItsOwn(t *testing.T) {
+	s := New(noEngine{}, Options{})
+	as := func(r *http.Request, share string) *http.Request {
+		c := venue.Caller{DID: "did:key:zbob"}
+		if share != "" {
+			c = c.Shared(share)
+		}
+		return r.WithContext(venue.WithCaller(r.Context(), c))
+	}
+	post := func(share, sid, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, as(r, share))
+		return w
+	}
+	open := func(share string) string {
+		sid := post(share, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`).Header().Get("Mcp-Session-Id")
+		post(share, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		return sid
+	}
+	issuers, holders := open(""), open("beef")
+	list := `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+	for _, tc := range []struct {
+		name, share, sid string
+		status           int
+	}{
+		{"the issuer on its own session", "", issuers, 200},
+		{"the holder on its own session", "beef", holders, 200},
+		{"the holder on the issuer's", "beef", issuers, 403},
+		{"the issuer on the holder's", "", holders, 403},
+		{"another share's holder on the first's", "cafe", holders, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if w := post(tc.share, tc.sid, list); w.Code != tc.status {
+				t.Fatalf("%d %s, want %d", w.Code, w.Body, tc.status)
+			}
+		})
+	}
+}
