@@ -520,18 +520,19 @@ func inspectable(ctx context.Context, eng *runtime.Engine, op string) error {
 }
 
 // agentIDs lists the caller's agent ids, sorted, reading a page of keys of
-// g at a time.
+// g at a time. An agent made between two pages shifts the second by one:
+// a key read twice is listed once.
 func agentIDs(ctx context.Context, eng *runtime.Engine) ([]string, error) {
 	var ids []string
-	for {
-		res, err := eng.List(ctx, "g", len(ids), runtime.MaxSliceLimit)
+	for offset := 0; ; {
+		res, err := eng.List(ctx, "g", offset, runtime.MaxSliceLimit)
 		if err != nil {
 			return nil, err
 		}
-		ids = append(ids, res.Keys...)
-		if !res.Exists || len(res.Keys) == 0 || len(ids) >= res.Count {
+		ids, offset = append(ids, res.Keys...), offset+len(res.Keys)
+		if !res.Exists || len(res.Keys) == 0 || offset >= res.Count {
 			slices.Sort(ids)
-			return ids, nil
+			return slices.Compact(ids), nil
 		}
 	}
 }
