@@ -146,7 +146,7 @@ func envKey(k string) string {
 }
 
 func usageError(err error) error {
-	return fmt.Errorf("%w\nusage: venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]\n       venued token | openapi | help", err)
+	return fmt.Errorf("%w\nusage: venued [config.json] [--config file] [--listen addr] [--store path|postgres://...] [--url base] [--name name]\n       venued token | openapi | version | help", err)
 }
 
 func readConfigFile(path string, cfg *Config) error {

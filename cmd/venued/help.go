@@ -30,7 +30,8 @@ usage:
       print this text
 
 exit codes: 0 after a normal stop; 2 for a bad setting or argument (the message says which);
-1 when the venue could not start (its log says why) or a second signal cut its stop short.
+1 when the venue could not start or could not stop cleanly (its log says why), or a second
+signal cut its stop short.
 `
 
 // isHelp reports whether args ask for help rather than a venue: the help
