@@ -440,10 +440,10 @@ func (a *Agents) list(ctx context.Context, in json.RawMessage, env *runtime.Env)
 	}
 	agents := []map[string]any{}
 	for _, id := range ids {
-		// One read an agent, of its small rows: g read whole passed what
-		// one read assembles once its agents held some megabytes of
-		// sessions and timelines, and then listed none.
-		r, err := load(env.Context(ctx), env.Engine(), id, scope{})
+		// One read an agent, of the rows it shows: g read whole passed
+		// what one read assembles once its agents held some megabytes of
+		// sessions, timelines and states, and then listed none.
+		r, err := summaryOf(env.Context(ctx), env.Engine(), id)
 		switch {
 		case venue.ErrorCode(err) == venue.EINVALID:
 			continue // a damaged record, or a key no agent id: no agent to list
@@ -535,4 +535,27 @@ func agentIDs(ctx context.Context, eng *runtime.Engine) ([]string, error) {
 			return slices.Compact(ids), nil
 		}
 	}
+}
+
+// summary is what agent:list shows of an agent.
+type summary struct {
+	Status string                     `json:"status"`
+	Tasks  map[string]json.RawMessage `json:"tasks"`
+	Error  *string                    `json:"error"`
+}
+
+// summaryOf reads agent id's summary, leaving out its sessions, timeline,
+// state and config, the rows that grow; nil if there is no agent.
+// Returns EINVALID for a record without a status.
+func summaryOf(ctx context.Context, eng *runtime.Engine, id string) (*summary, error) {
+	base := "g/" + id
+	t, err := eng.ReadTree(ctx, base, runtime.Fold{Path: base + "/sessions", Skip: []string{base + "/timeline", base + "/state", base + "/config"}})
+	if err != nil || !t.Exists {
+		return nil, err
+	}
+	s := &summary{}
+	if err := json.Unmarshal(t.Value, s); err != nil || s.Status == "" {
+		return nil, venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
+	}
+	return s, nil
 }

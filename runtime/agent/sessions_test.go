@@ -230,9 +230,10 @@ func TestAgents_InboxFindsTheWaitingSession(t *testing.T) {
 
 // TestAgents_ListPastOneRead: agent:list read all of g at once, which
 // came back truncated once the agents held more than one read assembles
-// (16 MiB), and then listed no agent at all.
+// (16 MiB), and then listed no agent at all. It reads of each agent only
+// the rows it shows, not the state of megabytes beside them.
 func TestAgents_ListPastOneRead(t *testing.T) {
-	eng, _ := countingVenue(t)
+	eng, cs := countingVenue(t)
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
 	state, _ := json.Marshal(map[string]string{"notes": strings.Repeat("n", 3<<20)})
 	for i := range 6 {
@@ -245,7 +246,11 @@ func TestAgents_ListPastOneRead(t *testing.T) {
 		} `json:"agents"`
 		Total int `json:"total"`
 	}
+	before := cs.read.Load()
 	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/list", `{}`), &out)
+	if read := cs.read.Load() - before; read > 1<<20 {
+		t.Errorf("listing six agents read %d bytes of their values", read)
+	}
 	if out.Total != 5 || len(out.Agents) != 5 || out.Agents[0].AgentID != "bot-0" || out.Agents[2].AgentID != "bot-3" {
 		t.Fatalf("list %+v: want bot-0 to bot-5 but the deleted bot-2", out)
 	}
