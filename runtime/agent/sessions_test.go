@@ -99,11 +99,7 @@ func TestAgents_WorkReadsOnlyItsSession(t *testing.T) {
 	pad := strings.Repeat("p", 8<<10)
 	var sids []string
 	for i := range 40 {
-		var out struct {
-			SessionID string `json:"sessionId"`
-		}
-		json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "input": {"n": %d, "pad": %q}, "timeout": 10000}`, i, pad)), &out)
-		sids = append(sids, out.SessionID)
+		sids = append(sids, sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "input": {"n": %d, "pad": %q}, "timeout": 10000}`, i, pad))))
 	}
 	res, err := eng.Read(ctx, "g/bot", 1<<30)
 	if err != nil || res.ValueBytes < 40*2*len(pad) {
@@ -136,13 +132,6 @@ func TestAgents_InboxFindsTheWaitingSession(t *testing.T) {
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
 	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
 	mustInvoke(t, ctx, eng, "v/ops/agent/suspend", `{"agentId": "bot"}`)
-	sessionOf := func(out json.RawMessage) string {
-		var o struct {
-			SessionID string `json:"sessionId"`
-		}
-		json.Unmarshal(out, &o)
-		return o.SessionID
-	}
 	first := sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/message", `{"agentId": "bot", "message": "first"}`))
 	second := sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/message", `{"agentId": "bot", "message": "second"}`))
 	mustInvoke(t, ctx, eng, "v/ops/agent/message", fmt.Sprintf(`{"agentId": "bot", "sessionId": %q, "message": "first again"}`, first))
@@ -287,6 +276,28 @@ func TestAgents_RemoveADamagedRecord(t *testing.T) {
 	}
 }
 
+// sessionOf is the sessionId of an agent operation's output.
+func sessionOf(out json.RawMessage) string {
+	var o struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(out, &o)
+	return o.SessionID
+}
+
+// sleepingWithOneSession creates agent bot, runs one request on a session
+// of its own, and waits for the agent to sleep; it returns the session.
+func sleepingWithOneSession(t *testing.T, ctx context.Context, eng *runtime.Engine) string {
+	t.Helper()
+	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
+	sid := sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 10000}`))
+	waitFor(t, func() bool {
+		res, _ := eng.Read(ctx, "g/bot/status", 0)
+		return string(res.Value) == `"`+Sleeping+`"`
+	})
+	return sid
+}
+
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
@@ -303,13 +314,6 @@ func TestAgents_SessionsListedAndDeleted(t *testing.T) {
 	eng, _ := countingVenue(t)
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
 	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
-	sessionOf := func(out json.RawMessage) string {
-		var o struct {
-			SessionID string `json:"sessionId"`
-		}
-		json.Unmarshal(out, &o)
-		return o.SessionID
-	}
 	var sids []string
 	for i := range 3 {
 		sids = append(sids, sessionOf(mustInvoke(t, ctx, eng, "v/ops/agent/request", fmt.Sprintf(`{"agentId": "bot", "input": {"n": %d}, "timeout": 10000}`, i))))
@@ -401,16 +405,7 @@ func TestAgents_SessionsListedAndDeleted(t *testing.T) {
 func TestAgents_DeleteSessionSparesAChatBegunMeanwhile(t *testing.T) {
 	eng, cs := countingVenue(t)
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
-	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
-	var first struct {
-		SessionID string `json:"sessionId"`
-	}
-	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 10000}`), &first)
-	sid := first.SessionID
-	waitFor(t, func() bool {
-		res, _ := eng.Read(ctx, "g/bot/status", 0)
-		return string(res.Value) == `"`+Sleeping+`"`
-	})
+	sid := sleepingWithOneSession(t, ctx, eng)
 
 	type answer struct {
 		rec *venue.Job
@@ -465,16 +460,7 @@ func TestAgents_DeleteSessionSparesAChatBegunMeanwhile(t *testing.T) {
 func TestAgents_SessionGoneUnderAChat(t *testing.T) {
 	eng, cs := countingVenue(t)
 	ctx := venue.WithCaller(context.Background(), venue.Caller{DID: "did:key:z6MkOwner"})
-	mustInvoke(t, ctx, eng, "v/ops/agent/create", `{"agentId": "bot", "config": {"operation": "v/ops/transition/scripted"}}`)
-	var first struct {
-		SessionID string `json:"sessionId"`
-	}
-	json.Unmarshal(mustInvoke(t, ctx, eng, "v/ops/agent/request", `{"agentId": "bot", "input": {"n": 1}, "timeout": 10000}`), &first)
-	sid := first.SessionID
-	waitFor(t, func() bool {
-		res, _ := eng.Read(ctx, "g/bot/status", 0)
-		return string(res.Value) == `"`+Sleeping+`"`
-	})
+	sid := sleepingWithOneSession(t, ctx, eng)
 	forge := func(path string, v json.RawMessage) {
 		t.Helper()
 		err := eng.UpdateTree(ctx, path, runtime.Fold{}, func(runtime.Tree) (map[string]json.RawMessage, error) {
