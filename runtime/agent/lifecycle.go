@@ -548,14 +548,15 @@ type summary struct {
 // state and config, the rows that grow; nil if there is no agent.
 // Returns EINVALID for a record without a status.
 func summaryOf(ctx context.Context, eng *runtime.Engine, id string) (*summary, error) {
-	base := "g/" + id
-	t, err := eng.ReadTree(ctx, base, runtime.Fold{Path: base + "/sessions", Skip: []string{base + "/timeline", base + "/state", base + "/config"}})
+	fold := scope{}.fold(id)
+	fold.Skip = append(fold.Skip, "g/"+id+"/state", "g/"+id+"/config")
+	t, err := eng.ReadTree(ctx, "g/"+id, fold)
 	if err != nil || !t.Exists {
 		return nil, err
 	}
 	s := &summary{}
 	if err := json.Unmarshal(t.Value, s); err != nil || s.Status == "" {
-		return nil, venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
+		return nil, damaged(err)
 	}
 	return s, nil
 }

@@ -112,7 +112,7 @@ func newSession(party string, now int64) *session {
 func decode(t runtime.Tree, sc scope) (*record, error) {
 	r := &record{}
 	if err := json.Unmarshal(t.Value, r); err != nil || r.Status == "" {
-		return nil, venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
+		return nil, damaged(err)
 	}
 	if r.Inbox == nil && t.Folded {
 		return nil, errNoInbox
@@ -139,6 +139,12 @@ func decode(t runtime.Tree, sc scope) (*record, error) {
 		}
 	}
 	return r, nil
+}
+
+// damaged is the error of an agent record that does not decode (err) or
+// has no status (err nil).
+func damaged(err error) error {
+	return venue.Errorf(venue.EINVALID, "The agent record is damaged (%v): delete it with remove true", err)
 }
 
 // errNoInbox: see decode.
