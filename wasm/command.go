@@ -32,7 +32,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 	stdout.full = func() {
 		overflow(venue.Errorf(venue.ETOOLARGE, "output of %d bytes or more exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput))
 	}
-	c := &callState{}
+	c := &callState{gate: h.gate}
 	c.begin(ctx, env, op)
 	ctx = withCall(ctx, c)
 	mod, err := h.instantiate(ctx, m, h.configFor(c, stderr).WithStdin(bytes.NewReader(input)).WithStdout(stdout))
@@ -40,7 +40,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 		return nil, err
 	}
 	defer mod.Close(context.Background())
-	if err := start(ctx, mod); err != nil {
+	if err := start(ctx, c, mod); err != nil {
 		var memSize uint32
 		if mem := mod.Memory(); mem != nil {
 			memSize = mem.Size()
@@ -79,7 +79,11 @@ func logStderr(ctx context.Context, c *callState, stderr *capture) {
 
 // start runs a command's _start, stopped if ctx ends first: returning or
 // exiting with code 0 is success.
-func start(ctx context.Context, mod api.Module) error {
+func start(ctx context.Context, c *callState, mod api.Module) error {
+	if !c.enterGuest() {
+		return context.Cause(ctx)
+	}
+	defer c.leaveGuest()
 	defer context.AfterFunc(ctx, interrupter(mod))()
 	err := stackError(mod.ExportedFunction(exportStart).CallWithStack(ctx, nil), depthOf(mod))
 	var exit *sys.ExitError

@@ -307,11 +307,13 @@ func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []b
 		return nil, venue.Errorf(venue.EINVALID, "module's memory starts at %d pages of 64 KiB (%.2f MiB); the venue allows at most %d pages (%d MiB)",
 			pages, float64(pages)/16, h.cfg.MemoryLimitPages, h.cfg.memoryLimit()>>20)
 	}
-	wasm, pair, err := instrument(wasm)
+	wasm, shape, err := instrument(wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
-	cm, err := box.rt.CompileModule(experimental.WithCompilationWorkers(ctx, compileWorkers(h.cfg.MaxCompiles, runtime.GOMAXPROCS(0), pair)), wasm)
+	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers(h.cfg.MaxCompiles, runtime.GOMAXPROCS(0), shape.pairMemory))
+	ctx = experimental.WithFunctionListenerFactory(ctx, refuelListener(shape.refuel))
+	cm, err := box.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}

@@ -85,7 +85,7 @@ func (u *uploaded) Execute(ctx context.Context, op *venue.Operation, input json.
 	if m.abi == Command {
 		return u.h.runCommand(ctx, m, op.Name, input, env)
 	}
-	return u.h.runReactor(ctx, poolKey{mod: m, caller: callerOf(env)}, op.Name, input, env)
+	return u.h.runReactor(ctx, poolKey{mod: m, caller: callerOf(env), uploaded: true}, op.Name, input, env)
 }
 
 // module returns op's module in use (Module.use): the one remembered for

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type Host struct {
 	modules compileCache
 	slots   chan struct{} // one per compile under way (Config.MaxCompiles)
 	pools   pools
+	gate    *cpuGate       // the processors uploaded code runs on
 	bg      sync.WaitGroup // compiles and the idle sweeper
 	bgCtx   context.Context
 	stop    context.CancelFunc
@@ -37,7 +39,7 @@ var errClosed = venue.Errorf(venue.EUNAVAILABLE, "the wasm host is closed")
 // New starts a host. Close releases it.
 func New(ctx context.Context, cfg Config) (*Host, error) {
 	cfg.setDefaults()
-	h := &Host{cfg: cfg, log: cfg.Logger, slots: make(chan struct{}, cfg.MaxCompiles)}
+	h := &Host{cfg: cfg, log: cfg.Logger, slots: make(chan struct{}, cfg.MaxCompiles), gate: newCPUGate(cfg.Processors, runtime.GOMAXPROCS(0))}
 	rc := wazero.NewRuntimeConfig().WithMemoryLimitPages(cfg.MemoryLimitPages)
 	if cfg.CacheDir != "" {
 		cache, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)

@@ -27,6 +27,9 @@ type callState struct {
 	hasMore bool            // pending awaits venue.result
 	logs    int             // log messages this call
 	refused []refusal       // the venue's latest refusals of this call's host calls (see guestFailure)
+	gate    *cpuGate        // for uploaded code, the processors its guest code may use (cpugate.go); nil for the venue's own
+	held    bool            // holds one of gate's tokens
+	since   time.Time       // when it took it
 }
 
 type callKey struct{}
@@ -62,11 +65,13 @@ func (c *callState) end() { c.begin(context.Background(), nil, "") }
 func (c *callState) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
+	c.leaveGuest()
 	select {
 	case <-t.C:
 	case <-c.done:
 		trap("the call ended while the guest slept")
 	}
+	c.reenterGuest()
 }
 
 // hostTrap is the panic with which a host function traps the guest that
@@ -106,7 +111,9 @@ func (h *Host) hostCall(ctx context.Context, m api.Module, stack []uint64) {
 	if err != nil {
 		trap("venue.call: the request's %v", err)
 	}
+	c.leaveGuest() // a host call may wait, on the network or the store
 	res, err := c.do(ctx, req)
+	c.reenterGuest()
 	n := int64(len(res))
 	if err != nil {
 		res = []byte(err.Error())

@@ -47,6 +47,9 @@ const errBit = 1 << 31
 // count against its caller's budget.
 func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (*instance, error) {
 	in := &instance{key: key, host: h}
+	if key.uploaded {
+		in.call.gate = h.gate
+	}
 	in.call.beginInit(ctx, env)
 	defer in.call.end()
 	in.stderr.limit = maxStderr
@@ -109,6 +112,10 @@ func stackError(err error, depth api.Global) error {
 // call may have been stopped, or be stopped any moment, so it serves no
 // other call.
 func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint64) error {
+	if !in.call.enterGuest() {
+		return context.Cause(ctx)
+	}
+	defer in.call.leaveGuest()
 	stopping := context.AfterFunc(ctx, in.stop)
 	in.depth.Set(0)
 	err := stackError(fn.CallWithStack(ctx, stack), in.depth)

@@ -20,7 +20,9 @@ import (
 //     compiles as an exit to Go, lets the Go runtime stop the world for a
 //     collection (machine code is never preempted, and a guest that spun
 //     without reaching Go would hold up every goroutine of the venue); then
-//     it traps if the host has set $interrupt, and refills $fuel.
+//     it traps if the host has set $interrupt, and refills $fuel. The
+//     host also has wazero call Go at $refuel's entry (refuelListener), where
+//     uploaded code hands its processor on (cpugate.go).
 //   - $interrupt is exported as interruptExport; the host sets it to 1 when
 //     the call's context ends.
 //   - $depth bounds the call stack, which wazero grows to hundreds of
@@ -84,31 +86,37 @@ var errMalformed = errors.New("malformed module")
 // what the host's runtime compiles) and a start section (code that would
 // run before the host could set the global). It also returns what
 // compiling the module's two heaviest functions at once would hold, in
-// bytes (funcCost.compileMemory).
-func instrument(module []byte) ([]byte, uint64, error) {
+// bytes (funcCost.compileMemory), and the index of $refuel.
+func instrument(module []byte) ([]byte, instrumented, error) {
 	if !bytes.HasPrefix(module, []byte("\x00asm\x01\x00\x00\x00")) {
-		return nil, 0, fmt.Errorf("%w: invalid magic number or version: this is no WebAssembly binary module, which starts with the bytes \\0asm and version 1 (upload the compiled .wasm file)", errMalformed)
+		return nil, instrumented{}, fmt.Errorf("%w: invalid magic number or version: this is no WebAssembly binary module, which starts with the bytes \\0asm and version 1 (upload the compiled .wasm file)", errMalformed)
 	}
 	secs, err := splitSections(module)
 	if err != nil {
-		return nil, 0, err
+		return nil, instrumented{}, err
 	}
 	var m moduleShape
 	if err := m.read(secs); err != nil {
-		return nil, 0, err
+		return nil, instrumented{}, err
 	}
 	secs = m.withSections(secs)
 	out := append(make([]byte, 0, len(module)+len(module)/8+64), module[:8]...)
 	for _, s := range secs {
 		body, err := m.rewrite(s)
 		if err != nil {
-			return nil, 0, err
+			return nil, instrumented{}, err
 		}
 		out = append(out, s.id)
 		out = appendU32(out, uint32(len(body)))
 		out = append(out, body...)
 	}
-	return out, m.pairMemory, nil
+	return out, instrumented{pairMemory: m.pairMemory, refuel: m.refuelFunc()}, nil
+}
+
+// instrumented is what instrument tells of the module it rewrote.
+type instrumented struct {
+	pairMemory uint64 // what compiling its two heaviest functions at once would hold
+	refuel     uint32 // the function index of $refuel
 }
 
 // memoryMin returns the initial size in pages of the memory the module

@@ -403,11 +403,11 @@ func TestInstrument_CompileMemory(t *testing.T) {
 	loads := func(n int) []byte { return times(n, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a) } // i32.const 0  i32.load  drop
 	ifs := times(10, 0x41, 0x00, 0x04, 0x40, 0x0b)                                      // i32.const 0  if  end
 	mod := buildModule(nil, []wfunc{{export: "a", body: loads(100)}, {body: ifs}, {body: loads(300)}}, 1)
-	_, pair, err := instrument(mod)
+	_, shape, err := instrument(mod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := uint64(400 * memOpMemory); pair != want {
+	if want, pair := uint64(400*memOpMemory), shape.pairMemory; pair != want {
 		t.Fatalf("pair = %d, want %d (the 300 and 100 loads; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
 	}
 }

@@ -13,6 +13,7 @@ type Config struct {
 	MaxModuleSize    int           // bytes of one module; default 64 MiB
 	MaxModules       int           // compiled modules kept, least recently used dropped first (the venue's own never); default 32
 	MaxCompiles      int           // modules compiled at once, the rest wait their turn; default half of GOMAXPROCS, at least 1 (each may use two goroutines: compileWorkers)
+	Processors       int           // calls of uploaded code running guest code at once (cpugate.go); default GOMAXPROCS less one, at least 1; at most GOMAXPROCS
 	PoolSize         int           // idle instances kept per pool; default 16
 	MaxInstances     int           // live instances of all pools and commands together; default 64
 	IdleTimeout      time.Duration // an instance idle this long is closed; default 2 minutes
@@ -29,6 +30,8 @@ func (c *Config) setDefaults() {
 	positive(&c.MaxModuleSize, 64<<20)
 	positive(&c.MaxModules, 32)
 	positive(&c.MaxCompiles, max(1, runtime.GOMAXPROCS(0)/2))
+	positive(&c.Processors, max(1, runtime.GOMAXPROCS(0)-1))
+	c.Processors = min(c.Processors, runtime.GOMAXPROCS(0))
 	// Making an instance of a Go guest costs about 5 ms, a warm call 20 µs,
 	// and an idle one a few MiB: a pool keeps what a busy spell needed, so
 	// that the spell's next calls do not each make and close an instance,

@@ -12,8 +12,9 @@ import (
 // module's instance never serves two callers, since its globals and heap
 // outlive a call.
 type poolKey struct {
-	mod    *Module
-	caller string
+	mod      *Module
+	caller   string
+	uploaded bool // a user's operation: its guest code runs under the host's cpuGate
 }
 
 // pools keeps idle reactor instances and bounds the live ones (idle, busy,

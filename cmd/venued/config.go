@@ -27,39 +27,40 @@ import (
 // Config is the venue's configuration: defaults, then the JSON config file,
 // then VENUE_* environment variables, then flags, each overriding the last.
 type Config struct {
-	Listen          string            `json:"listen"`             // address to listen on; default 127.0.0.1:8080
-	URL             string            `json:"url"`                // public base URL; default http://<listen address>
-	Name            string            `json:"name"`               // venue name; default "Venue"
-	Store           string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
-	StoreWait       string            `json:"storeWait"`          // how long to wait at start for a PostgreSQL not reachable yet; default 30s, "0" none
-	Seed            string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
-	Workers         int               `json:"workers"`            // jobs executing at once; default 64
-	CallerWorkers   int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
-	UploadedWorkers int               `json:"uploadedWorkers"`    // uploaded operations executing at once; default uploadedWorkers()
-	MaxJobs         int               `json:"maxJobs"`            // unfinished jobs this node holds at once; default 20000
-	MaxCallerJobs   int               `json:"maxCallerJobs"`      // of them, one caller's; default 5000
-	MaxJobBytes     int64             `json:"maxJobBytes"`        // bytes of input they hold together; default 256 MiB
-	MaxCallerBytes  int64             `json:"maxCallerBytes"`     // of them, one caller's jobs'; default 64 MiB
-	TestOps         *bool             `json:"testOps"`            // serve the engine's test operations (v/test/ops); default: on a loopback listener only
-	JobTimeout      string            `json:"jobTimeout"`         // deadline of one job execution, e.g. "10m"
-	JobRetention    string            `json:"jobRetention"`       // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
-	MaxContentSize  int64             `json:"maxContentSize"`     // largest asset content in bytes; default 1 GiB
-	MaxBodyBytes    int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
-	MaxBodiesBytes  int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
-	MaxUserValues   int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
-	MaxUserAssets   int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
-	BodyTimeout     string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
-	MaxConnections  int               `json:"maxConnections"`     // connections served at once; default maxConnections()
-	Names           map[string]string `json:"names"`              // registered operation names → references
-	LogLevel        string            `json:"logLevel"`           // debug, info, warn or error; default info
-	LogFormat       string            `json:"logFormat"`          // text or json; default text
-	Pprof           bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
-	WasmMemoryMiB   int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
-	WasmCacheDir    string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
-	AllowHosts      []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
-	BlockHosts      []string          `json:"blockHosts"`         // hosts operations may never reach
-	Auth            AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
-	MCP             MCPConfig         `json:"mcp"`                // the MCP door and bridged MCP servers
+	Listen             string            `json:"listen"`             // address to listen on; default 127.0.0.1:8080
+	URL                string            `json:"url"`                // public base URL; default http://<listen address>
+	Name               string            `json:"name"`               // venue name; default "Venue"
+	Store              string            `json:"store"`              // "" temporary SQLite, a file path, or a postgres:// URL
+	StoreWait          string            `json:"storeWait"`          // how long to wait at start for a PostgreSQL not reachable yet; default 30s, "0" none
+	Seed               string            `json:"seed"`               // Ed25519 seed, 64 hex digits; default: kept in the store
+	Workers            int               `json:"workers"`            // jobs executing at once; default 64
+	CallerWorkers      int               `json:"callerWorkers"`      // jobs of one caller executing at once; default 3/4 of workers
+	UploadedWorkers    int               `json:"uploadedWorkers"`    // uploaded operations executing at once; default uploadedWorkers()
+	UploadedProcessors int               `json:"uploadedProcessors"` // processors uploaded operations compute on at once; default all but one, at least 1
+	MaxJobs            int               `json:"maxJobs"`            // unfinished jobs this node holds at once; default 20000
+	MaxCallerJobs      int               `json:"maxCallerJobs"`      // of them, one caller's; default 5000
+	MaxJobBytes        int64             `json:"maxJobBytes"`        // bytes of input they hold together; default 256 MiB
+	MaxCallerBytes     int64             `json:"maxCallerBytes"`     // of them, one caller's jobs'; default 64 MiB
+	TestOps            *bool             `json:"testOps"`            // serve the engine's test operations (v/test/ops); default: on a loopback listener only
+	JobTimeout         string            `json:"jobTimeout"`         // deadline of one job execution, e.g. "10m"
+	JobRetention       string            `json:"jobRetention"`       // records of jobs that ended longer ago are deleted, e.g. "30d"; default: kept
+	MaxContentSize     int64             `json:"maxContentSize"`     // largest asset content in bytes; default 1 GiB
+	MaxBodyBytes       int64             `json:"maxBodyBytes"`       // largest JSON request body; default 16 MiB
+	MaxBodiesBytes     int64             `json:"maxBodiesBytes"`     // bytes of request bodies held at once; default 256 MiB
+	MaxUserValues      int64             `json:"maxUserValuesBytes"` // bytes of lattice values (paths and values) one user stores; default 1 GiB
+	MaxUserAssets      int64             `json:"maxUserAssetsBytes"` // bytes of assets (metadata and content) one user stores; default 10 GiB
+	BodyTimeout        string            `json:"bodyTimeout"`        // longest pause while a request body arrives, e.g. "30s" (the default)
+	MaxConnections     int               `json:"maxConnections"`     // connections served at once; default maxConnections()
+	Names              map[string]string `json:"names"`              // registered operation names → references
+	LogLevel           string            `json:"logLevel"`           // debug, info, warn or error; default info
+	LogFormat          string            `json:"logFormat"`          // text or json; default text
+	Pprof              bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
+	WasmMemoryMiB      int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
+	WasmCacheDir       string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
+	AllowHosts         []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
+	BlockHosts         []string          `json:"blockHosts"`         // hosts operations may never reach
+	Auth               AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
+	MCP                MCPConfig         `json:"mcp"`                // the MCP door and bridged MCP servers
 }
 
 func defaultConfig() Config {
@@ -247,7 +248,7 @@ func applyEnv(cfg *Config, getenv func(string) string) error {
 // applyEnvNumbers and applyEnvSwitches, each named in README's table), and
 // those its tests and benchmark read, which a developer's shell may hold.
 var envKeys = map[string]bool{"VENUE_LISTEN": true, "VENUE_URL": true, "VENUE_NAME": true, "VENUE_STORE": true, "VENUE_STORE_WAIT": true, "VENUE_SEED": true,
-	"VENUE_WORKERS": true, "VENUE_CALLER_WORKERS": true, "VENUE_UPLOADED_WORKERS": true, "VENUE_MAX_JOBS": true, "VENUE_MAX_CALLER_JOBS": true,
+	"VENUE_WORKERS": true, "VENUE_CALLER_WORKERS": true, "VENUE_UPLOADED_WORKERS": true, "VENUE_UPLOADED_PROCESSORS": true, "VENUE_MAX_JOBS": true, "VENUE_MAX_CALLER_JOBS": true,
 	"VENUE_MAX_JOB_BYTES": true, "VENUE_MAX_CALLER_BYTES": true, "VENUE_TEST_OPS": true, "VENUE_JOB_TIMEOUT": true, "VENUE_JOB_RETENTION": true,
 	"VENUE_MAX_CONTENT_SIZE": true, "VENUE_MAX_USER_VALUES_BYTES": true, "VENUE_MAX_USER_ASSETS_BYTES": true, "VENUE_MAX_BODY_BYTES": true,
 	"VENUE_MAX_BODIES_BYTES": true, "VENUE_BODY_TIMEOUT": true, "VENUE_MAX_CONNECTIONS": true, "VENUE_ALLOW_HOSTS": true, "VENUE_BLOCK_HOSTS": true, "VENUE_WASM_MEMORY_MIB": true,
@@ -309,7 +310,7 @@ func applyEnvNumbers(cfg *Config, getenv func(string) string) error {
 		}
 	}
 	for k, dst := range map[string]*int{"VENUE_WORKERS": &cfg.Workers, "VENUE_CALLER_WORKERS": &cfg.CallerWorkers,
-		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs,
+		"VENUE_UPLOADED_WORKERS": &cfg.UploadedWorkers, "VENUE_UPLOADED_PROCESSORS": &cfg.UploadedProcessors, "VENUE_MAX_JOBS": &cfg.MaxJobs, "VENUE_MAX_CALLER_JOBS": &cfg.MaxCallerJobs,
 		"VENUE_MAX_CONNECTIONS": &cfg.MaxConnections} {
 		if v := getenv(k); v != "" {
 			n, err := strconv.Atoi(v)
@@ -388,7 +389,7 @@ func (c Config) validate() error {
 	for _, n := range []struct {
 		key   string
 		value int64
-	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"uploadedWorkers", int64(c.UploadedWorkers)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)}, {"maxConnections", int64(c.MaxConnections)},
+	}{{"workers", int64(c.Workers)}, {"callerWorkers", int64(c.CallerWorkers)}, {"uploadedWorkers", int64(c.UploadedWorkers)}, {"uploadedProcessors", int64(c.UploadedProcessors)}, {"maxJobs", int64(c.MaxJobs)}, {"maxCallerJobs", int64(c.MaxCallerJobs)}, {"maxConnections", int64(c.MaxConnections)},
 		{"maxJobBytes", c.MaxJobBytes}, {"maxCallerBytes", c.MaxCallerBytes}, {"maxContentSize", c.MaxContentSize}, {"maxBodyBytes", c.MaxBodyBytes},
 		{"maxBodiesBytes", c.MaxBodiesBytes}, {"maxUserValuesBytes", c.MaxUserValues}, {"maxUserAssetsBytes", c.MaxUserAssets}} {
 		if n.value < 0 {
@@ -537,11 +538,9 @@ func (c Config) testOps() bool {
 // uploadedWorkers is how many uploaded operations may execute at once
 // (the engine keeps a quarter of the workers from them in any case). By
 // default two per processor, since guests that compute gain nothing from
-// more and each one more slows the venue's own requests (Go gives a
-// spinning guest 10 ms slices: 12 looping guests put an echo at 0.15 s
-// with 8 running, 0.1 s with 4, against 0.5-0.85 s with 48), and no more
-// than a GiB of guest memory at wasmMemoryMiB each (48 guests filling
-// their 64 MiB took the process to 7-10 GB, which GOGC=400 lets grow).
+// more (they share uploadedProcessors), and no more than a GiB of guest
+// memory at wasmMemoryMiB each (48 guests filling their 64 MiB took the
+// process to 7-10 GB, which GOGC=400 lets grow).
 func (c Config) uploadedWorkers() int {
 	if c.UploadedWorkers > 0 {
 		return c.UploadedWorkers

@@ -44,7 +44,7 @@ type reply struct {
 	body   []byte
 }
 
-func (r reply) json(t *testing.T, v any) {
+func (r reply) json(t testing.TB, v any) {
 	t.Helper()
 	if err := json.Unmarshal(r.body, v); err != nil {
 		t.Fatalf("body %q is not JSON: %v", r.body, err)
@@ -75,7 +75,7 @@ func newClient(m *Main) *client {
 }
 
 // do sends a request; body may be nil, a string sent as is, or []byte.
-func (c *client) do(t *testing.T, method, path string, body any, header ...string) reply {
+func (c *client) do(t testing.TB, method, path string, body any, header ...string) reply {
 	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
@@ -120,7 +120,7 @@ func forEachStore(t *testing.T, fn func(t *testing.T, c *client, m *Main), opts 
 }
 
 // run posts to /api/v1/run and returns the status and body.
-func (c *client) run(t *testing.T, op, input string, header ...string) reply {
+func (c *client) run(t testing.TB, op, input string, header ...string) reply {
 	t.Helper()
 	return c.do(t, "POST", "/api/v1/run", `{"operation": "`+op+`", "input": `+input+`}`, header...)
 }

@@ -57,12 +57,12 @@ func TestConfig_TestOpsAndWorkers(t *testing.T) {
 		}
 	}
 	cfg, err := loadConfig(nil, func(k string) string {
-		return map[string]string{"VENUE_TEST_OPS": "false", "VENUE_CALLER_WORKERS": "5", "VENUE_UPLOADED_WORKERS": "7"}[k]
+		return map[string]string{"VENUE_TEST_OPS": "false", "VENUE_CALLER_WORKERS": "5", "VENUE_UPLOADED_WORKERS": "7", "VENUE_UPLOADED_PROCESSORS": "3"}[k]
 	})
-	if err != nil || cfg.TestOps == nil || *cfg.TestOps || cfg.CallerWorkers != 5 || cfg.UploadedWorkers != 7 {
+	if err != nil || cfg.TestOps == nil || *cfg.TestOps || cfg.CallerWorkers != 5 || cfg.UploadedWorkers != 7 || cfg.UploadedProcessors != 3 {
 		t.Fatalf("%v %+v", err, cfg)
 	}
-	for env, want := range map[string]string{"VENUE_TEST_OPS": "want true or false", "VENUE_CALLER_WORKERS": "want a positive whole number"} {
+	for env, want := range map[string]string{"VENUE_TEST_OPS": "want true or false", "VENUE_CALLER_WORKERS": "want a positive whole number", "VENUE_UPLOADED_PROCESSORS": "want a positive whole number"} {
 		if _, err := loadConfig(nil, func(k string) string { return map[string]string{env: "lots"}[k] }); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s=lots: %v", env, err)
 		}

@@ -14,7 +14,7 @@ import (
 
 // mustClang builds C source to a Wasm reactor with Debian's clang and
 // wasi-libc. Without them it skips, except under CI, which installs them.
-func mustClang(t *testing.T, src string) []byte {
+func mustClang(t testing.TB, src string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath("clang"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -36,7 +36,7 @@ func mustClang(t *testing.T, src string) []byte {
 
 // registerModule registers operation metadata for module and uploads it,
 // returning the asset id and the upload's reply.
-func registerModule(t *testing.T, c *client, meta string, module []byte) (string, reply) {
+func registerModule(t testing.TB, c *client, meta string, module []byte) (string, reply) {
 	t.Helper()
 	sum := sha256.Sum256(module)
 	meta = strings.Replace(meta, "SHA256", hex.EncodeToString(sum[:]), 1)
@@ -243,7 +243,7 @@ __attribute__((export_name("venue_run"))) uint64_t venue_run(char *op, int ol, c
 }
 
 // loopModule builds a C reactor whose venue_run loops forever.
-func loopModule(t *testing.T) []byte {
+func loopModule(t testing.TB) []byte {
 	t.Helper()
 	src := filepath.Join(t.TempDir(), "loop.c")
 	os.WriteFile(src, []byte(`#include <stdint.h>

@@ -1,0 +1,153 @@
+package wasm
+
+import (
+	"context"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// Why uploaded guest code runs on fewer processors than the venue has:
+// machine code is never preempted, so a guest that computes keeps its
+// processor until it reaches Go, which it does at $refuel (interrupt.go),
+// and Go takes a processor from a goroutine only after 10 ms of it. With
+// every processor running guests, each of a request's wake-ups waited
+// behind them, and the network's readiness is polled by a processor only
+// when it has nothing else to run, or every 10 ms by the runtime's monitor:
+// two spinning uploads slowed the venue's echo from 0.26 ms to 43 ms, four
+// to 141 ms. So a call of uploaded code holds one of Config.Processors
+// tokens while its guest code runs (all but one of GOMAXPROCS by default),
+// gives it up while it waits in the host (a host call, a sleep), and hands
+// it to the next waiting call at a $refuel once it has run for gateSlice.
+// The venue's own operations take no token: they are short, and must not
+// queue behind uploaded code.
+
+// gateSlice is how long a call of uploaded code keeps its token while
+// others wait for one.
+const gateSlice = 2 * time.Millisecond
+
+// cpuGate hands out its tokens in the order they were asked for.
+type cpuGate struct {
+	mu      sync.Mutex
+	free    int
+	queue   []chan struct{} // closed when handed a token
+	waiting atomic.Int32    // len(queue), read without the lock at every $refuel
+	spare   bool            // the tokens leave a processor to the venue
+}
+
+// newCPUGate returns a gate of n tokens on procs processors.
+func newCPUGate(n, procs int) *cpuGate {
+	return &cpuGate{free: n, spare: n < procs}
+}
+
+// acquire takes a token, after the calls that asked before, unless done
+// is closed first.
+func (g *cpuGate) acquire(done <-chan struct{}) bool {
+	g.mu.Lock()
+	if g.free > 0 && len(g.queue) == 0 {
+		g.free--
+		g.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	g.queue = append(g.queue, ch)
+	g.waiting.Store(int32(len(g.queue)))
+	g.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-done:
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if i := slices.Index(g.queue, ch); i >= 0 {
+		g.queue = slices.Delete(g.queue, i, i+1)
+		g.waiting.Store(int32(len(g.queue)))
+	} else { // handed one as the call ended: the next caller gets it
+		g.releaseLocked()
+	}
+	return false
+}
+
+func (g *cpuGate) release() {
+	g.mu.Lock()
+	g.releaseLocked()
+	g.mu.Unlock()
+}
+
+func (g *cpuGate) releaseLocked() {
+	if len(g.queue) == 0 {
+		g.free++
+		return
+	}
+	close(g.queue[0])
+	g.queue = slices.Delete(g.queue, 0, 1)
+	g.waiting.Store(int32(len(g.queue)))
+}
+
+// enterGuest takes c's token, for a call of uploaded code, before its
+// guest code runs; false if the call ends first.
+func (c *callState) enterGuest() bool {
+	if c.gate == nil || c.held {
+		return true
+	}
+	if !c.gate.acquire(c.done) {
+		return false
+	}
+	c.held, c.since = true, time.Now()
+	return true
+}
+
+// leaveGuest gives c's token back, as its guest code stops running.
+func (c *callState) leaveGuest() {
+	if c.held {
+		c.held = false
+		c.gate.release()
+	}
+}
+
+// reenterGuest takes the token back after a wait in the host, trapping the
+// guest if its call ended meanwhile.
+func (c *callState) reenterGuest() {
+	if !c.enterGuest() {
+		trap("the call ended while the guest waited for a processor")
+	}
+}
+
+// yield is the guest's $refuel: once its slice is over, it hands its token
+// to the first waiting call, or, where the tokens leave the venue no
+// processor of its own, lets the goroutines waiting for one run.
+func (c *callState) yield() {
+	if !c.held || time.Since(c.since) < gateSlice {
+		return
+	}
+	switch {
+	case c.gate.waiting.Load() > 0:
+		c.leaveGuest()
+		c.reenterGuest()
+	case !c.gate.spare:
+		runtime.Gosched()
+		c.since = time.Now()
+	}
+}
+
+// refuelListener returns the listener factory that has wazero call
+// yield at the entry of a module's $refuel, the function of index refuel:
+// the only function with a listener, so the others compile as they did.
+func refuelListener(refuel uint32) experimental.FunctionListenerFactory {
+	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		if def.Index() != refuel {
+			return nil
+		}
+		return experimental.FunctionListenerFunc(func(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+			if c := callOf(ctx); c != nil {
+				c.yield()
+			}
+		})
+	})
+}
