@@ -32,7 +32,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 	stdout.full = func() {
 		overflow(venue.Errorf(venue.ETOOLARGE, "output of %d bytes or more exceeds the limit of %d bytes", stdout.total, h.cfg.MaxOutput))
 	}
-	c := &callState{gate: h.gate}
+	c := &callState{gate: h.gate, always: true}
 	c.begin(ctx, env, op)
 	ctx = withCall(ctx, c)
 	mod, err := h.instantiate(ctx, m, h.configFor(c, stderr).WithStdin(bytes.NewReader(input)).WithStdout(stdout))

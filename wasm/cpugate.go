@@ -24,8 +24,9 @@ import (
 // tokens while its guest code runs (all but one of GOMAXPROCS by default),
 // gives it up while it waits in the host (a host call, a sleep), and hands
 // it to the next waiting call at a $refuel once it has run for gateSlice.
-// The venue's own operations take no token: they are short, and must not
-// queue behind uploaded code.
+// The venue's own operations take no token while they are short, as they
+// mostly are, and must not queue behind uploaded code; one that computes
+// for gateSlice (an input built to be costly) takes turns from then on.
 
 // gateSlice is how long a call of uploaded code keeps its token while
 // others wait for one.
@@ -90,10 +91,10 @@ func (g *cpuGate) releaseLocked() {
 	g.waiting.Store(int32(len(g.queue)))
 }
 
-// enterGuest takes c's token, for a call of uploaded code, before its
+// enterGuest takes c's token, for a call that takes turns, before its
 // guest code runs; false if the call ends first.
 func (c *callState) enterGuest() bool {
-	if c.gate == nil || c.held {
+	if !c.gated || c.held {
 		return true
 	}
 	if !c.gate.acquire(c.done) {
@@ -119,10 +120,25 @@ func (c *callState) reenterGuest() {
 	}
 }
 
-// yield is the guest's $refuel: once its slice is over, it hands its token
-// to the first waiting call, or, where the tokens leave the venue no
-// processor of its own, lets the goroutines waiting for one run.
+// yield is the guest's $refuel. A call of the venue's own code begins to
+// take turns once it has computed for gateSlice (from its first $refuel,
+// which a short call never reaches). A call that takes turns hands its
+// token to the first waiting call once its slice is over, or, where the
+// tokens leave the venue no processor of its own, lets the goroutines
+// waiting for one run.
 func (c *callState) yield() {
+	if c.gate == nil {
+		return
+	}
+	if !c.gated {
+		if c.since.IsZero() {
+			c.since = time.Now()
+		} else if time.Since(c.since) >= gateSlice {
+			c.gated = true
+			c.reenterGuest()
+		}
+		return
+	}
 	if !c.held || time.Since(c.since) < gateSlice {
 		return
 	}

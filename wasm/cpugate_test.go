@@ -128,6 +128,25 @@ func TestHost_OwnCodeTakesNoToken(t *testing.T) {
 	h.mustComplete(t, h.alice, "v/test/wasm/goreactor", `{"a":1,"b":2}`)
 }
 
+// TestHost_OwnLongCodeTakesTurns: a call of the venue's own code that
+// computes past a slice (an input built to be costly) takes turns with
+// uploaded code from then on: while a token is held elsewhere, a spin of
+// 300 ms does not end; once it is free, it does.
+func TestHost_OwnLongCodeTakesTurns(t *testing.T) {
+	h := mustHarness(t, Config{Processors: 1}, runtime.Config{JobTimeout: 20 * time.Second}, "goreactor")
+	warm(t, h)
+	h.host.gate.acquire(nil)
+	spin := h.start(t, h.alice, "v/test/tb/add", `{"do":"spin","size":300}`)
+	time.Sleep(1500 * time.Millisecond)
+	if j, err := h.Job(h.alice, spin); err != nil || j.Status.Terminal() {
+		t.Fatalf("the spin ended while the only token was held elsewhere: %+v, %v", j, err)
+	}
+	h.host.gate.release()
+	if j := h.await(t, h.alice, spin); j.Status != venue.StatusComplete {
+		t.Errorf("the spin: %s %q", j.Status, j.Error)
+	}
+}
+
 // TestHost_WaitsGiveTheTokenBack: a guest waiting in the host, asleep or
 // on an HTTP answer, holds no processor: with one for uploaded code,
 // another call completes while it waits.

@@ -13,9 +13,10 @@
 // which lets the Go runtime collect garbage and traps once the call's
 // context has ended. So a guest that loops is stopped at its deadline, at
 // a fraction of the cost of wazero's own termination checks. There, too,
-// uploaded code takes turns on the processors it may use (Config.Processors,
-// all but one by default: cpugate.go), so that the venue keeps one to
-// answer its requests with however many guests compute.
+// uploaded code, and the venue's own once a call has computed 2 ms, takes
+// turns on the processors it may use (Config.Processors, all but one by
+// default: cpugate.go), so that the venue keeps one to answer its requests
+// with however many guests compute.
 //
 // # Reactor ABI (version 1)
 //

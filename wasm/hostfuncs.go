@@ -27,9 +27,11 @@ type callState struct {
 	hasMore bool            // pending awaits venue.result
 	logs    int             // log messages this call
 	refused []refusal       // the venue's latest refusals of this call's host calls (see guestFailure)
-	gate    *cpuGate        // for uploaded code, the processors its guest code may use (cpugate.go); nil for the venue's own
+	gate    *cpuGate        // the processors guest code takes turns on (cpugate.go); nil for none
+	always  bool            // the instance runs uploaded code, whose every call takes turns
+	gated   bool            // the call takes turns: always, or once the venue's own code has computed a slice
 	held    bool            // holds one of gate's tokens
-	since   time.Time       // when it took it
+	since   time.Time       // when it took it; while not gated, the call's first $refuel
 }
 
 type callKey struct{}
@@ -45,6 +47,7 @@ func callOf(ctx context.Context) *callState {
 
 func (c *callState) begin(ctx context.Context, env *runtime.Env, op string) {
 	c.env, c.op, c.done, c.pending, c.hasMore, c.logs, c.refused = env, op, ctx.Done(), nil, false, 0, c.refused[:0]
+	c.gated, c.since = c.always, time.Time{}
 	c.logEnv = env
 }
 

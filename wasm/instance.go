@@ -47,9 +47,7 @@ const errBit = 1 << 31
 // count against its caller's budget.
 func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (*instance, error) {
 	in := &instance{key: key, host: h}
-	if key.uploaded {
-		in.call.gate = h.gate
-	}
+	in.call.gate, in.call.always = h.gate, key.uploaded
 	in.call.beginInit(ctx, env)
 	defer in.call.end()
 	in.stderr.limit = maxStderr

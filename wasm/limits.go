@@ -13,7 +13,7 @@ type Config struct {
 	MaxModuleSize    int           // bytes of one module; default 64 MiB
 	MaxModules       int           // compiled modules kept, least recently used dropped first (the venue's own never); default 32
 	MaxCompiles      int           // modules compiled at once, the rest wait their turn; default half of GOMAXPROCS, at least 1 (each may use two goroutines: compileWorkers)
-	Processors       int           // calls of uploaded code running guest code at once (cpugate.go); default GOMAXPROCS less one, at least 1; at most GOMAXPROCS
+	Processors       int           // calls running uploaded code, or the venue's own for over 2 ms, at once (cpugate.go); default GOMAXPROCS less one, at least 1; at most GOMAXPROCS
 	PoolSize         int           // idle instances kept per pool; default 16
 	MaxInstances     int           // live instances of all pools and commands together; default 64
 	IdleTimeout      time.Duration // an instance idle this long is closed; default 2 minutes
