@@ -47,6 +47,7 @@ func (s *Server) registerInvoke() {
 		"400": "The reference resolves to nothing, the input breaks the operation's schema, a UCAN in ucans is not a well-formed token, or the job failed on input it found invalid",
 		"401": "The bearer token is invalid, or anonymous callers may not do what the job did",
 		"403": "A UCAN in ucans failed verification, or the caller lacks a capability the job needed (the job ended REJECTED)",
+		"404": "The job failed on something it did not find (a job, asset, secret or value it named)",
 		"409": "The job asks its caller for input (INPUT_REQUIRED or AUTH_REQUIRED): invoke it instead, and reply; or it failed on a conflict",
 		"413": "The body is larger than the venue allows",
 		"429": "The caller holds its limit of unfinished jobs (maxCallerJobs): let some finish, or cancel them",

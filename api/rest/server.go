@@ -14,6 +14,13 @@ import (
 	"github.com/gridvenue/venue/runtime"
 )
 
+// Huma documents a Go slice as a nullable array, but the venue never sends
+// null for one (an empty list is []), and a nullable array costs every
+// generated client a pointer or a null check: arrays are documented as
+// arrays. Set before any schema is built; package rest is the only user of
+// Huma.
+func init() { huma.DefaultArrayNullable = false }
+
 // Authenticator decides who makes a request. Issue-level auth (tokens,
 // UCANs) plugs in here; an error is answered with its code's status.
 type Authenticator interface {

@@ -233,6 +233,29 @@ func TestREST_OpenAPITypesWhatIsKnown(t *testing.T) {
 	if s := doc.Paths["/api/v1/assets/{id}"]["get"].Responses["200"].Content["application/json"].Schema; s["type"] != "object" {
 		t.Errorf("GET /api/v1/assets/{id} 200 is %v, want an object", s)
 	}
+	// The venue sends [] for an empty list, never null: an array marked
+	// nullable would cost each generated client a pointer or a null check.
+	var whole any
+	if err := json.Unmarshal(b.Bytes(), &whole); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["type"] == "array" && v["nullable"] == true {
+				t.Errorf("%s is a nullable array", at)
+			}
+			for k, e := range v {
+				walk(at+"/"+k, e)
+			}
+		case []any:
+			for i, e := range v {
+				walk(at+"/"+strconv.Itoa(i), e)
+			}
+		}
+	}
+	walk("#", whole)
 }
 
 // TestREST_OpenAPIDeclaresWhatIsAnswered sends requests whose answers a
@@ -285,6 +308,8 @@ func TestREST_OpenAPIDeclaresWhatIsAnswered(t *testing.T) {
 		{"POST", "/api/v1/invoke", "/api/v1/invoke", `{"operation": "v/test/ops/echo"}`, []string{"Content-Encoding", "gzip"}, 415, nil},
 		{"GET", "/api/v1/jobs/" + job.ID + "/sse", "/api/v1/jobs/{id}/sse", "", bad, 401, nil},
 		{"POST", "/api/v1/run", "/api/v1/run", `{"operation": "v/test/ops/ask", "input": {"question": "?"}}`, nil, 409, nil},
+		// A job that failed on something it did not find.
+		{"POST", "/api/v1/run", "/api/v1/run", `{"operation": "v/ops/grid/job-status", "input": {"id": "0x00000000000000000000000000000001"}}`, nil, 404, nil},
 	} {
 		var body any
 		if tc.body != "" {
