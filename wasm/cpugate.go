@@ -19,8 +19,8 @@ import (
 // every processor running guests, each of a request's wake-ups waited
 // behind them, and the network's readiness is polled by a processor only
 // when it has nothing else to run, or every 10 ms by the runtime's monitor:
-// two spinning uploads slowed the venue's echo from 0.26 ms to 43 ms, four
-// to 141 ms. So a call of uploaded code holds one of Config.Processors
+// two looping uploads slowed the venue's echo from 0.17 ms to 60 ms, four
+// to 131 ms (BenchmarkEchoBesideSpinningUploads in cmd/venued). So a call of uploaded code holds one of Config.Processors
 // tokens while its guest code runs (all but one of GOMAXPROCS by default),
 // gives it up while it waits in the host (a host call, a sleep), and hands
 // it to the next waiting call at a $refuel once it has run for gateSlice.
