@@ -364,8 +364,9 @@ func TestHost_CloseDuringCompile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Within the limits, a costly body (loops weigh five blocks, ifs three).
-	ifs := times((maxFuncBlocks-5*maxFuncLoops)/3, 0x20, 0x00, 0x04, 0x40, 0x0b) // local.get 0  if  end
+	// Within the limits, a costly body (loops weigh five blocks, ifs three,
+	// and the checks placed in straight code three each).
+	ifs := times((maxFuncBlocks-5*maxFuncLoops-300)/3, 0x20, 0x00, 0x04, 0x40, 0x0b) // local.get 0  if  end
 	slow := buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: append(times(maxFuncLoops, 0x03, 0x40, 0x0b), ifs...)}}, 1)
 	done := make(chan error, 1)
 	go func() {

@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"crypto/rand"
 	"runtime"
 	"slices"
 	"sync"
@@ -166,4 +167,60 @@ func refuelListener(refuel uint32) experimental.FunctionListenerFactory {
 			}
 		})
 	})
+}
+
+// Host work the guest sizes. A call of an import counts as no check of the
+// guest's (interrupt.go), yet some WASI calls do as much work as the guest
+// asks: random_get fills up to the whole memory (some 50 ms a 16 MiB),
+// fd_read and fd_write walk up to millions of buffers (a few ms a million,
+// empty ones too). A guest looping over one reached $refuel every 16,384
+// calls, minutes during which it kept its processor and ran past its
+// deadline. So those calls first check on the guest's call (hostWork), and
+// random_get's source does between slices of its work (guestRand).
+
+// wasiListener has wazero call hostWork before each WASI call whose work
+// the guest sizes; the others (clocks, above all, which a Go guest reads
+// all the time) run as they did.
+func wasiListener() experimental.FunctionListenerFactory {
+	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
+		switch def.Name() {
+		case "fd_read", "fd_write", "fd_pread", "fd_pwrite", "random_get", "poll_oneoff":
+		default:
+			return nil
+		}
+		return experimental.FunctionListenerFunc(func(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+			if c := callOf(ctx); c != nil {
+				c.hostWork()
+			}
+		})
+	})
+}
+
+// hostWork traps the guest if its call has ended, and otherwise hands its
+// processor on if its slice is over, as at $refuel.
+func (c *callState) hostWork() {
+	select {
+	case <-c.done:
+		trap("the call ended while the guest called the host")
+	default:
+	}
+	c.yield()
+}
+
+// guestRand is an instance's randomness (WASI random_get): crypto/rand,
+// read randChunk at a time, with hostWork before each.
+type guestRand struct{ c *callState }
+
+const randChunk = 1 << 20
+
+func (r guestRand) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		r.c.hostWork()
+		m, err := rand.Read(p[n:min(len(p), n+randChunk)])
+		if n += m; err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }

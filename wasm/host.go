@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	venue "github.com/gridvenue/venue"
@@ -117,7 +118,9 @@ type sandbox struct {
 
 func (h *Host) newSandbox(ctx context.Context, rc wazero.RuntimeConfig) (*sandbox, error) {
 	rt := wazero.NewRuntimeWithConfig(ctx, rc)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+	// The WASI calls whose work the guest sizes check on its call first
+	// (wasiListener).
+	if _, err := wasi_snapshot_preview1.Instantiate(experimental.WithFunctionListenerFactory(ctx, wasiListener()), rt); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
@@ -135,8 +138,8 @@ func (h *Host) newSandbox(ctx context.Context, rc wazero.RuntimeConfig) (*sandbo
 // moduleConfig is the sandbox every instance gets: real clocks and
 // randomness (Go guests seed map hashing from them; wazero's defaults are
 // deterministic), no filesystem, argv[0] only, and in the environment only
-// GOMEMLIMIT (guestMemLimit). Each instance adds its stderr and its sleep
-// (configFor).
+// GOMEMLIMIT (guestMemLimit). Each instance adds its stderr, its sleep and its
+// randomness (configFor).
 func moduleConfig(memoryLimit uint64) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithName(""). // instances are anonymous: many may share a module
@@ -158,9 +161,10 @@ func guestMemLimit(memoryLimit uint64) string {
 
 // configFor is the module config of an instance whose calls are tracked by
 // c: a sleeping guest wakes when its call's context ends, so that the
-// deadline can stop it (wazero only checks between instructions).
+// deadline can stop it (wazero only checks between instructions), and its
+// randomness is read a slice at a time (guestRand).
 func (h *Host) configFor(c *callState, stderr *capture) wazero.ModuleConfig {
-	return h.modCfg.WithStderr(stderr).WithNanosleep(c.sleep)
+	return h.modCfg.WithStderr(stderr).WithNanosleep(c.sleep).WithRandSource(guestRand{c})
 }
 
 // Close stops the host: it closes every instance (calls still running fail)

@@ -13,9 +13,11 @@ import (
 // wasmtime's epoch interruption does in its compiler, with two globals and
 // one function of its own:
 //
-//   - $fuel counts down at the entry of every function and the head of
-//     every loop. Every run of code without a loop or a call is finite, so
-//     a guest that runs on keeps reaching these checks.
+//   - $fuel counts down at the entry of every function, the head of every
+//     loop, and in straight code every maxStraight instructions (and
+//     maxAfterCall after a call), each check by the instructions it comes
+//     before, up to the next check. A guest that runs on keeps reaching
+//     these checks, and pays for the code it runs.
 //   - When $fuel reaches 0, $refuel runs: memory.grow 0, which wazero
 //     compiles as an exit to Go, lets the Go runtime stop the world for a
 //     collection (machine code is never preempted, and a guest that spun
@@ -33,8 +35,8 @@ import (
 //     that sum after each of its calls returns. $depth is exported as
 //     depthExport; the host zeroes it before each call into the guest.
 //
-// A check costs a load, a test and a decrement; $refuel runs once every
-// fuelPerRefuel checks. A module without a memory gets an empty one, for
+// A check costs a load, a subtraction and a test; $refuel runs once every
+// fuelPerRefuel instructions or so. A module without a memory gets an empty one, for
 // memory.grow.
 
 // interruptExport is the name of the global the instrumented module
@@ -53,9 +55,23 @@ const maxStackSlots = 1 << 19
 // frameSlots is what a frame weighs beyond its parameters and locals.
 const frameSlots = 2
 
-// fuelPerRefuel is how many checks pass between two exits to Go: some tens
-// of microseconds of a loop, so a stop or a collection waits no longer.
-const fuelPerRefuel = 1 << 14
+// fuelPerRefuel is how many instructions of the guest's (as the checks
+// weigh them) run between two exits to Go: some tens of microseconds, so
+// a stop or a collection waits no longer.
+const fuelPerRefuel = 1 << 17
+
+// Bounds on a region of straight code, which one check pays for: a check
+// is placed in straight code once a region has maxStraight instructions,
+// or maxAfterCall after a call. A loop whose body is a long run of straight
+// code paid one check an iteration however long the run, and went seconds
+// between exits to Go (an audit's body of 30,000 instructions; a minute at
+// maxFuncInstructions), for which every goroutine of the venue waits at a
+// collection. The check after a call bounds what returns run unchecked: a
+// deep recursion unwinds through every frame's code after its call.
+const (
+	maxStraight  = 1000
+	maxAfterCall = 256
+)
 
 // Section ids of the binary format.
 const (
@@ -404,17 +420,42 @@ func exportGlobal(name string, i uint32) []byte {
 	return appendU32(export, i)
 }
 
-// check is the code placed at every function entry and loop head:
+// checkCode is the code of a check, with a 5-byte weight at weightAt
+// that instrumentFunc fills in: the instructions of the region the check
+// begins, up to the next check.
+type checkCode struct {
+	code     []byte
+	weightAt int
+}
+
+// check is the code placed at every function entry and loop head, and in
+// straight code wherever a region grows long (instrumentFunc):
 //
-//	global.get $fuel  i32.eqz  if  call $refuel  end
-//	global.get $fuel  i32.const 1  i32.sub  global.set $fuel
-func (m *moduleShape) check() []byte {
+//	global.get $fuel  i32.const weight  i32.sub  global.set $fuel
+//	global.get $fuel  i32.const 0  i32.lt_s  if  call $refuel  end
+//
+// The region is paid for before it runs; $refuel fills $fuel again.
+func (m *moduleShape) check() checkCode {
 	fuel := appendU32(nil, m.fuelGlobal())
-	c := append(append([]byte{0x23}, fuel...), 0x45, 0x04, 0x40, 0x10)
+	c := append(append([]byte{0x23}, fuel...), 0x41)
+	at := len(c)
+	c = append(putWeight(c, 1), 0x6b, 0x24)
+	c = append(append(append(c, fuel...), 0x23), fuel...)
+	c = append(c, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10)
 	c = append(appendU32(c, m.refuelFunc()), 0x0b)
-	c = append(append(c, 0x23), fuel...)
-	c = append(c, 0x41, 0x01, 0x6b, 0x24)
-	return append(c, fuel...)
+	return checkCode{code: c, weightAt: at}
+}
+
+// putWeight appends w as a signed LEB128 of exactly 5 bytes, the most an
+// i32.const takes, so that a weight can be written in later.
+func putWeight(b []byte, w uint32) []byte {
+	return append(b, byte(w)|0x80, byte(w>>7)|0x80, byte(w>>14)|0x80, byte(w>>21)|0x80, byte(w>>28)&0x07)
+}
+
+// matches reports whether b starts with the check, whatever its weight.
+func (c checkCode) matches(b []byte) bool {
+	return len(b) >= len(c.code) && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
+		bytes.Equal(b[c.weightAt+5:len(c.code)], c.code[c.weightAt+5:])
 }
 
 // bulkCost is what a bulk memory or table instruction takes from $fuel:
@@ -427,7 +468,8 @@ const bulkCost = fuelPerRefuel / 8
 //	global.get $fuel  i32.const bulkCost  i32.lt_u  if  call $refuel  end
 //	global.get $fuel  i32.const bulkCost  i32.sub  global.set $fuel
 //
-// $refuel fills $fuel to more than bulkCost, so it never goes below 0.
+// Every check leaves $fuel at 0 or more, and $refuel fills it to more than
+// bulkCost, so it never goes below 0 here.
 func (m *moduleShape) bulkCheck() []byte {
 	fuel := appendU32(nil, m.fuelGlobal())
 	cost := appendS32(nil, bulkCost)

@@ -77,7 +77,9 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 // checkBodies checks that each function but $refuel starts with its
 // frame's entry and then the check or a loop, that each loop starts with
 // the check, each bulk instruction follows the bulk check and each call is
-// followed by the frame's restore.
+// followed by the frame's restore; and that each check weighs at least the
+// instructions up to the next, of which there are at most maxStraight, and
+// at most maxAfterCall after a call.
 func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
 	check, bulk := m.check(), m.bulkCheck()
@@ -97,26 +99,53 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			t.Fatalf("function %d does not start with its frame's entry", i)
 		}
 		f.p += len(entry)
-		if !bytes.HasPrefix(fn[f.p:], check) && fn[f.p] != 0x03 {
+		if !check.matches(fn[f.p:]) && fn[f.p] != 0x03 {
 			t.Fatalf("function %d does not start with the check or a loop", i)
 		}
+		var weight, since, sinceCall uint32
+		called := false
 		for f.p < len(fn) {
+			if bytes.HasPrefix(fn[f.p:], bulk) { // instrumentation, not the guest's
+				f.p += len(bulk)
+				continue
+			}
+			if check.matches(fn[f.p:]) {
+				if since > weight {
+					t.Fatalf("function %d: a check at byte %d weighs %d for the %d instructions before the next", i, f.p, weight, since)
+				}
+				weight = (&reader{b: fn, p: f.p + check.weightAt}).u32()
+				f.p += len(check.code)
+				since, sinceCall, called = 0, 0, false
+				continue
+			}
 			at := f.p
 			kind, err := f.instruction(lim)
 			if err != nil {
 				t.Fatalf("function %d: %v", i, err)
 			}
-			if kind == opCall && fn[at] == 0x10 && (&reader{b: fn, p: at + 1}).u32() == m.refuelFunc() {
-				continue // the check's own call
+			if kind != opLoop { // a loop's check follows at once
+				since++
+			}
+			if since > maxStraight {
+				t.Fatalf("function %d: %d instructions without a check at byte %d", i, since, at)
+			}
+			if sinceCall++; called && sinceCall > maxAfterCall {
+				t.Fatalf("function %d: %d instructions after a call without a check at byte %d", i, sinceCall, at)
 			}
 			switch {
-			case kind == opLoop && !bytes.HasPrefix(fn[f.p:], check):
+			case kind == opLoop && !check.matches(fn[f.p:]):
 				t.Fatalf("function %d: a loop at byte %d without the check", i, f.p)
 			case kind == opBulk && !bytes.HasSuffix(fn[:at], bulk):
 				t.Fatalf("function %d: a bulk instruction at byte %d without the bulk check", i, at)
 			case kind == opCall && !bytes.HasPrefix(fn[f.p:], restore):
 				t.Fatalf("function %d: a call at byte %d without the frame's restore after it", i, at)
+			case kind == opCall:
+				called, sinceCall = true, 0
+				f.p += len(restore)
 			}
+		}
+		if since > weight {
+			t.Fatalf("function %d: its last check weighs %d for %d instructions", i, weight, since)
 		}
 	}
 	if r.err != nil {
@@ -305,7 +334,7 @@ func TestInstrument_Bounds(t *testing.T) {
 		{"too many bulk instructions", "more than 1000 bulk", one(times(maxFuncBulk+1, 0x41, 0x00, 0x41, 0x00, 0x41, 0x00, 0xfc, 0x0b, 0x00)...)},
 		{"too many instructions", "more than 1000000 instructions", one(times(maxFuncInstructions+1, 0x01)...)},
 		{"too many blocks in all", "blocks squared passes the venue's limit of 1000000000; split large functions or upload fewer (at function 2 ",
-			many(3, times(maxFuncBlocks, 0x02, 0x40, 0x0b))},
+			many(3, times(maxFuncBlocks-200, 0x02, 0x40, 0x0b))}, // with the checks straight code gets, 3 blocks a maxStraight instructions
 		{"too many calls in all", "more than 200000 calls in all, the venue's limit (at function 20 ",
 			many(21, times(maxFuncCalls, 0x10, 0x00))},
 		{"too many bulk instructions in all", "more than 20000 bulk memory and table instructions in all, the venue's limit (at function 20 ",
@@ -322,14 +351,14 @@ func TestInstrument_Bounds(t *testing.T) {
 	}
 	t.Run("too many locals", func(t *testing.T) {
 		fn := append(append([]byte{0x01}, uleb(maxLocals+1)...), tI32, 0x0b)
-		if _, _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
+		if _, _, _, err := instrumentFunc(fn, checkCode{}, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "declares 50001 locals") {
 			t.Fatalf("instrumentFunc: %v", err)
 		}
 	})
 	t.Run("too many locals for its loops", func(t *testing.T) {
 		fn := append(append(append([]byte{0x01}, uleb(1000)...), tI32), times(maxFuncLoopLocals/1_000_000+1, 0x03, 0x40, 0x0b)...)
 		fn = append(fn, 0x0b)
-		if _, _, _, err := instrumentFunc(fn, nil, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "has 251 loops and 1000 locals and parameters") {
+		if _, _, _, err := instrumentFunc(fn, checkCode{}, nil, codeLimits{}, frame{}); err == nil || !strings.Contains(err.Error(), "has 251 loops and 1000 locals and parameters") {
 			t.Fatalf("instrumentFunc: %v", err)
 		}
 	})
@@ -340,14 +369,14 @@ func TestInstrument_Bounds(t *testing.T) {
 		for range n {
 			code = append(append(code, uleb(uint64(len(fn)))...), fn...)
 		}
-		if _, _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
+		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
 	t.Run("a function too large", func(t *testing.T) {
 		fn := append(append([]byte{0x00}, bytes.Repeat([]byte{0x01}, maxFunctionSize)...), 0x0b)
 		code := append(append(uleb(1), uleb(uint64(len(fn)))...), fn...)
-		if _, _, err := instrumentCode(code, nil, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
+		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})

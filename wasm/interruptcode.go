@@ -67,7 +67,8 @@ type funcCost struct {
 // add counts one instruction of kind, whose bytes are ins. A block or a
 // br_if makes one basic block in wazero's compiler, an if three (then,
 // else, after), a br_table one per target and its default; a loop makes
-// two and a bulk instruction none, but the rewriter adds an if to each.
+// two and a bulk instruction none, but the rewriter adds an if to each
+// (and to each check it places in straight code: instrumentFunc).
 func (c *funcCost) add(kind int, ins []byte) {
 	c.instructions++
 	switch kind {
@@ -140,7 +141,7 @@ func (c *funcCost) check() error {
 	}{
 		{c.instructions, maxFuncInstructions, "instructions"},
 		{c.loops, maxFuncLoops, "loops"},
-		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target)"},
+		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target, and the venue adds three to each 1,000 instructions of straight code)"},
 		{c.calls, maxFuncCalls, "calls"},
 		{c.memoryOps, maxFuncMemoryOps, "loads and stores"},
 		{c.bulk, maxFuncBulk, "bulk memory and table instructions"},
@@ -171,7 +172,7 @@ type codeLimits struct {
 // It also returns what compiling its two heaviest functions at once would
 // hold (compileMemory), which decides whether the module may compile on
 // two goroutines (Host.compile).
-func instrumentCode(body, check, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, uint64, error) {
+func instrumentCode(body []byte, check checkCode, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, uint64, error) {
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
@@ -245,7 +246,7 @@ func (f frame) restore(locals uint64) []byte {
 // instrumentFunc rewrites one function body, and returns the number of
 // locals it declares and what its compile will cost. The function gets
 // one local more, $lvl (see frame).
-func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, uint64, funcCost, error) {
+func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f frame) ([]byte, uint64, funcCost, error) {
 	r := &reader{b: fn}
 	locals := uint64(0)
 	groups := r.count()
@@ -260,16 +261,22 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 	if locals > maxLocals {
 		return nil, 0, funcCost{}, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
 	}
-	out := appendU32(make([]byte, 0, len(fn)+len(check)*4+32), groups+1)
+	out := appendU32(make([]byte, 0, len(fn)+len(check.code)*4+32), groups+1)
 	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
 	out = append(out, f.entry(locals)...)
 	restore := f.restore(locals)
+	g := region{check: check, weight: -1}
 	if r.p >= len(fn) || fn[r.p] != 0x03 {
-		out = append(out, check...)
+		out = g.start(out)
 	}
 	copied, depth := r.p, 0
 	var cost funcCost
 	for r.p < len(fn) {
+		if g.due() {
+			out = g.start(append(out, fn[copied:r.p]...))
+			copied = r.p
+			cost.blocks += 3 // its if
+		}
 		at := r.p
 		kind, err := r.instruction(lim)
 		if err != nil {
@@ -280,9 +287,10 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 				return nil, 0, cost, err
 			}
 		}
+		g.count(kind)
 		switch kind {
 		case opLoop:
-			out = append(append(out, fn[copied:r.p]...), check...)
+			out = g.start(append(out, fn[copied:r.p]...))
 			copied = r.p
 		case opCall:
 			out = append(append(out, fn[copied:r.p]...), restore...)
@@ -314,7 +322,51 @@ func instrumentFunc(fn, check, bulk []byte, lim codeLimits, f frame) ([]byte, ui
 		return nil, 0, cost, fmt.Errorf("%w: the function has %d loops and %d locals and parameters; the venue compiles at most %d loops times the square of the locals, in reasonable time; use fewer locals or loops, or split the function",
 			errMalformed, cost.loops, vars, maxFuncLoopLocals)
 	}
-	return append(out, fn[copied:]...), locals, cost, nil
+	out = append(out, fn[copied:]...)
+	g.end(out)
+	return out, locals, cost, nil
+}
+
+// region follows the straight code since a function's last check, while
+// instrumentFunc rewrites it, and writes the check's weight once the
+// region ends.
+type region struct {
+	check     checkCode
+	weight    int    // where in the output the last check's weight is; -1 before the first
+	n         uint32 // instructions since it
+	sinceCall uint32 // of them, since the last call, once there was one
+	called    bool
+}
+
+// start ends the current region and begins one with a check at the end of
+// out.
+func (g *region) start(out []byte) []byte {
+	g.end(out)
+	g.weight = len(out) + g.check.weightAt
+	g.n, g.sinceCall, g.called = 0, 0, false
+	return append(out, g.check.code...)
+}
+
+// end writes the weight of the current region's check.
+func (g *region) end(out []byte) {
+	if g.weight >= 0 {
+		var w [5]byte
+		copy(out[g.weight:], putWeight(w[:0], max(g.n, 1)))
+	}
+}
+
+// count counts an instruction of kind into the region.
+func (g *region) count(kind int) {
+	g.n++
+	g.sinceCall++
+	if kind == opCall {
+		g.called, g.sinceCall = true, 0
+	}
+}
+
+// due reports whether the region needs a check before its next instruction.
+func (g *region) due() bool {
+	return g.n >= maxStraight || g.called && g.sinceCall >= maxAfterCall
 }
 
 // What instrumentFunc needs to know of an instruction.
