@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,4 +201,32 @@ func (h *harness) await(t *testing.T, ctx context.Context, id venue.JobID) *venu
 		t.Fatalf("job %s did not end: %v", id, err)
 	}
 	return j
+}
+
+// TestHost_NoTurnKeepsTheInstance: a call whose deadline passes while it
+// waits for a processor ran no guest code, so its instance serves the
+// next call (an audit saw each such call throw a healthy one away, which
+// under load meant another instance and _initialize, which need a turn
+// too), also when its input would have grown the instance's buffer.
+func TestHost_NoTurnKeepsTheInstance(t *testing.T) {
+	h := mustHarness(t, Config{Processors: 1}, runtime.Config{JobTimeout: time.Second}, "goreactor")
+	const count = `{"do":"count"}`
+	calls := func() int {
+		var out struct{ Calls int }
+		if err := json.Unmarshal([]byte(h.mustComplete(t, h.alice, "v/test/wasm/goreactor", count)), &out); err != nil {
+			t.Fatal(err)
+		}
+		return out.Calls
+	}
+	before := calls()
+	h.host.gate.acquire(nil)
+	for _, in := range []string{`{"a":1}`, `{"text":"` + strings.Repeat("x", 200<<10) + `"}`} {
+		if msg := h.mustFail(t, h.alice, "v/test/wasm/goreactor", in); msg != "Job timed out after 1s" {
+			t.Errorf("without a processor: %q", msg)
+		}
+	}
+	h.host.gate.release()
+	if after := calls(); after != before+1 {
+		t.Errorf("the instance had served %d calls, and then %d: the calls that got no turn threw it away", before, after)
+	}
 }

@@ -93,6 +93,10 @@ func depthOf(mod api.Module) api.MutableGlobal {
 	return mod.ExportedGlobal(depthExport).(api.MutableGlobal)
 }
 
+// errNoTurn is callGuest's error when the call ended before its guest
+// code could run; the caller's context says why.
+var errNoTurn = errors.New("the call ended while it waited for a processor")
+
 // errCallDepth is a guest's trap on its call stack's bound (interrupt.go).
 var errCallDepth = errors.New("calls nested deeper than the venue allows")
 
@@ -108,10 +112,12 @@ func stackError(err error, depth api.Global) error {
 // callGuest calls fn with stack under ctx: when ctx ends first, the guest is
 // stopped at its next check. An instance whose context ended around the
 // call may have been stopped, or be stopped any moment, so it serves no
-// other call.
+// other call. If ctx ends while the call waits for its turn on a
+// processor (cpugate.go), no guest code ran: it returns errNoTurn, and the
+// instance is as fit as it was.
 func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint64) error {
 	if !in.call.enterGuest() {
-		return context.Cause(ctx)
+		return errNoTurn
 	}
 	defer in.call.leaveGuest()
 	stopping := context.AfterFunc(ctx, in.stop)
@@ -141,13 +147,16 @@ func (in *instance) invoke(ctx context.Context, op string, input []byte, env *ru
 	defer in.call.end()
 	ctx = withCall(ctx, &in.call)
 	ptr, err := in.writeArgs(ctx, op, input)
+	if err == errNoTurn {
+		return nil, context.Cause(ctx)
+	}
 	if err != nil {
 		in.broken = true
 		return nil, err
 	}
 	in.stack = [4]uint64{uint64(ptr), uint64(len(op)), uint64(ptr) + uint64(len(op)), uint64(len(input))}
 	if err := in.callGuest(ctx, in.run, in.stack[:]); err != nil {
-		in.broken = true
+		in.broken = err != errNoTurn
 		return nil, in.host.failure(ctx, err, in.stderr.String(), in.mem.Size())
 	}
 	logStderr(ctx, &in.call, &in.stderr)
@@ -187,7 +196,9 @@ func (in *instance) grow(ctx context.Context, need uint64) error {
 		size = need
 	}
 	in.stack[0] = size
-	if err := in.callGuest(ctx, in.alloc, in.stack[:]); err != nil {
+	if err := in.callGuest(ctx, in.alloc, in.stack[:]); err == errNoTurn {
+		return err
+	} else if err != nil {
 		return in.host.failure(ctx, err, in.stderr.String(), in.mem.Size())
 	}
 	ptr := uint32(in.stack[0])

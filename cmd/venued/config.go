@@ -548,6 +548,16 @@ func (c Config) uploadedWorkers() int {
 	return max(2, min(2*goruntime.GOMAXPROCS(0), 1024/cmp.Or(c.WasmMemoryMiB, 64)))
 }
 
+// processorsOver says, when uploadedProcessors asks for more processors
+// than Go runs on, that it gets them all ("" otherwise): valid, as a file
+// may serve machines of several sizes, but worth a warning.
+func (c Config) processorsOver() string {
+	if procs := goruntime.GOMAXPROCS(0); c.UploadedProcessors > procs {
+		return fmt.Sprintf("uploadedProcessors %d is above the %d processors Go runs on (GOMAXPROCS): uploaded code computes on all %d, and the venue keeps none to itself", c.UploadedProcessors, procs, procs)
+	}
+	return ""
+}
+
 // looseBounds names the per-caller bounds set above the venue's own, which
 // the engine lowers to them: valid, but likely a mistake worth a warning.
 func (c Config) looseBounds() []string {

@@ -65,6 +65,9 @@ func (m *Main) Run(ctx context.Context) error {
 	for _, b := range m.Config.looseBounds() {
 		m.Logger.Warn(b + ": one caller may hold at most what the venue holds, so it is lowered to that; set it lower to leave room for others")
 	}
+	if w := m.Config.processorsOver(); w != "" {
+		m.Logger.Warn(w)
+	}
 	ln, err := net.Listen("tcp", m.Config.Listen)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w (set listen, VENUE_LISTEN or --listen, to a free host:port such as 127.0.0.1:9090)", m.Config.Listen, err)
