@@ -10,15 +10,17 @@ import (
 // WithCloseOnContextDone, which compiles every loop header into an exit to
 // Go and makes Go guest code about four times slower (reference/WASM.md).
 // Instead the host rewrites every module before compiling it, much as
-// wasmtime's epoch interruption does in its compiler, with two globals and
+// wasmtime's epoch interruption does in its compiler, with globals and
 // one function of its own:
 //
 //   - $fuel counts down at the entry of every function, the head of every
 //     loop, and in straight code every maxStraight instructions (and
 //     maxAfterCall after a call), each check by the instructions it comes
-//     before, up to the next check. A guest that runs on keeps reaching
-//     these checks, and pays for the code it runs.
-//   - When $fuel reaches 0, $refuel runs: memory.grow 0, which wazero
+//     before, up to the next check; and before every bulk memory or table
+//     instruction by the size it is given (bulkCheck, which keeps the size
+//     in $tmp). A guest that runs on keeps reaching these checks, and pays
+//     for the code it runs.
+//   - When $fuel goes below 0, $refuel runs: memory.grow 0, which wazero
 //     compiles as an exit to Go, lets the Go runtime stop the world for a
 //     collection (machine code is never preempted, and a guest that spun
 //     without reaching Go would hold up every goroutine of the venue); then
@@ -36,8 +38,8 @@ import (
 //     depthExport; the host zeroes it before each call into the guest.
 //
 // A check costs a load, a subtraction and a test; $refuel runs once every
-// fuelPerRefuel instructions or so. A module without a memory gets an empty one, for
-// memory.grow.
+// fuelPerRefuel instructions or so. A module without a memory gets an empty
+// one, for memory.grow.
 
 // interruptExport is the name of the global the instrumented module
 // exports; a module that exports the name itself is refused.
@@ -360,6 +362,7 @@ func (m *moduleShape) withSections(secs []rawSection) []rawSection {
 func (m *moduleShape) fuelGlobal() uint32      { return m.imported[0x03] + m.defined[secGlobal] }
 func (m *moduleShape) interruptGlobal() uint32 { return m.fuelGlobal() + 1 }
 func (m *moduleShape) depthGlobal() uint32     { return m.fuelGlobal() + 2 }
+func (m *moduleShape) tmpGlobal() uint32       { return m.fuelGlobal() + 3 }
 func (m *moduleShape) refuelFunc() uint32      { return m.imported[0x00] + m.defined[secFunction] }
 func (m *moduleShape) refuelType() uint32 {
 	if m.voidType >= 0 {
@@ -392,7 +395,10 @@ func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
 		if body, err = appendEntry(body, 0x7f, 0x01, 0x41, 0x00, 0x0b); err != nil { // interrupt: (mut i32) 0
 			return nil, err
 		}
-		return appendEntry(body, 0x7f, 0x01, 0x41, 0x00, 0x0b) // depth: (mut i32) 0
+		if body, err = appendEntry(body, 0x7f, 0x01, 0x41, 0x00, 0x0b); err != nil { // depth: (mut i32) 0
+			return nil, err
+		}
+		return appendEntry(body, 0x7f, 0x01, 0x41, 0x00, 0x0b) // tmp: (mut i32) 0
 	case secExport:
 		body, err := appendEntry(s.body, exportGlobal(interruptExport, m.interruptGlobal())...)
 		if err != nil {
@@ -458,26 +464,29 @@ func (c checkCode) matches(b []byte) bool {
 		bytes.Equal(b[c.weightAt+5:len(c.code)], c.code[c.weightAt+5:])
 }
 
-// bulkCost is what a bulk memory or table instruction takes from $fuel:
-// it may touch megabytes, so a run of them must reach Go (for a stop or a
-// collection) after a few, not after fuelPerRefuel.
-const bulkCost = fuelPerRefuel / 8
+// bulkCost is what a bulk memory or table instruction takes from $fuel
+// besides its size: one instruction's worth per 64 bytes (or entries) it
+// touches, as the operand on top of the stack says, which may be the whole
+// memory. At an eighth of a refill each, whatever their size, eight fills of
+// a 64 MiB memory ran between exits to Go (some 50 ms for a collection to
+// wait), of a 4 GiB memory seconds; sized, a fill that costs more than a
+// refill reaches Go right before it runs, so at most one such runs between.
+const bulkCost = 16
 
-// bulkCheck is the code placed before every bulk instruction:
+// bulkCheck is the code placed before every bulk instruction, whose last
+// operand n is on top of the stack:
 //
-//	global.get $fuel  i32.const bulkCost  i32.lt_u  if  call $refuel  end
-//	global.get $fuel  i32.const bulkCost  i32.sub  global.set $fuel
-//
-// Every check leaves $fuel at 0 or more, and $refuel fills it to more than
-// bulkCost, so it never goes below 0 here.
+//	global.set $tmp  global.get $tmp
+//	global.get $fuel  global.get $tmp  i32.const 6  i32.shr_u  i32.const bulkCost  i32.add  i32.sub
+//	global.set $fuel  global.get $fuel  i32.const 0  i32.lt_s  if  call $refuel  end
 func (m *moduleShape) bulkCheck() []byte {
-	fuel := appendU32(nil, m.fuelGlobal())
-	cost := appendS32(nil, bulkCost)
-	c := append(append(append(append([]byte{0x23}, fuel...), 0x41), cost...), 0x49, 0x04, 0x40, 0x10)
-	c = append(appendU32(c, m.refuelFunc()), 0x0b)
-	c = append(append(append(append(c, 0x23), fuel...), 0x41), cost...)
-	c = append(c, 0x6b, 0x24)
-	return append(c, fuel...)
+	fuel, tmp := appendU32(nil, m.fuelGlobal()), appendU32(nil, m.tmpGlobal())
+	c := append(append(append(append([]byte{0x24}, tmp...), 0x23), tmp...), 0x23)
+	c = append(append(append(c, fuel...), 0x23), tmp...)
+	c = append(appendS32(append(c, 0x41, 0x06, 0x76, 0x41), bulkCost), 0x6a, 0x6b, 0x24)
+	c = append(append(append(c, fuel...), 0x23), fuel...)
+	c = append(c, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10)
+	return append(appendU32(c, m.refuelFunc()), 0x0b)
 }
 
 // boundTables returns the table section with maxima that keep all tables

@@ -62,7 +62,7 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 		t.Fatal(err)
 	}
 	// The instrumented code may name the host's globals and function.
-	lim := codeLimits{globals: m.depthGlobal() + 1, funcs: m.refuelFunc() + 1}
+	lim := codeLimits{globals: m.tmpGlobal() + 1, funcs: m.refuelFunc() + 1}
 	secs, err = splitSections(out)
 	if err != nil {
 		t.Fatal(err)

@@ -39,19 +39,53 @@ func quickReactor() []byte {
 	}, 1)
 }
 
-// TestHost_StraightCodeReachesRefuel: a guest whose loop body is a long
-// run of straight code (here some 30,000 instructions, within the
-// limits) still reaches $refuel within a few milliseconds: so it hands its
+// fillSpin is a reactor whose venue_run fills its memory of pages pages
+// whole, over and over: one bulk instruction an iteration.
+func fillSpin(pages int) []byte {
+	// loop  i32.const 0  i32.const 0  memory.size  i32.const 16  i32.shl  memory.fill  br 0  end
+	body := []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x3f, 0x00, 0x41, 0x10, 0x74, 0xfc, 0x0b, 0x00, 0x0c, 0x00, 0x0b}
+	return buildModule(nil, []wfunc{
+		{export: "venue_abi_1"},
+		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(body, i64Const(2)...)},
+	}, pages)
+}
+
+// TestHost_LongWorkReachesRefuel: a guest whose loop does much work an
+// iteration still reaches $refuel within milliseconds: so it hands its
 // processor on (cpugate.go), lets a collection stop the world, and stops
 // at its deadline. While fuel counted checks, one per iteration whatever
-// the iteration's length, this guest went some 1.5 s between refuels (a
-// body at maxFuncInstructions, about a minute), and a collection, which
-// must stop it, waited as long several times over (7.3 s); now straight
-// code has a check every maxStraight instructions, each paying for the
-// instructions it guards.
-func TestHost_StraightCodeReachesRefuel(t *testing.T) {
-	h := mustHost(t, Config{Processors: 1})
-	spin, quick := straightSpin(10_000), quickReactor()
+// the iteration's length, a loop body of 30,000 straight instructions
+// went some 1.5 s between refuels (a body at maxFuncInstructions, about a
+// minute), and a collection, which must stop it, waited as long several
+// times over (7.3 s); now straight code has a check every maxStraight
+// instructions, each paying for the instructions it guards. And while a
+// bulk instruction cost an eighth of a refill whatever its size, eight
+// fills of the whole memory ran between refuels; now each pays for its
+// size, and one that costs more than a refill reaches $refuel first.
+func TestHost_LongWorkReachesRefuel(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		pages uint32
+		spin  []byte
+		most  time.Duration // for a collection, a turn or a stop
+	}{
+		// Before: 7.3 s for a collection, 1.3 s for a turn and a stop.
+		{"a loop body of 30,000 straight instructions", 0, straightSpin(10_000), 200 * time.Millisecond},
+		// Before: 2.8 s for a collection, 0.3 s for a turn and a stop;
+		// now 0.12-0.36 s and 40 ms (a collection needs the guest at
+		// $refuel several times, each after one fill of some 40 ms).
+		{"fills of a 256 MiB memory", 4096, fillSpin(4096), 1500 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) { reachesRefuel(t, Config{Processors: 1, MemoryLimitPages: tc.pages}, tc.spin, tc.most) })
+	}
+}
+
+// reachesRefuel runs spin and checks that a collection, another call of
+// uploaded code and a cancel each wait at most most.
+func reachesRefuel(t *testing.T, cfg Config, spin []byte, most time.Duration) {
+	h := mustHost(t, cfg)
+	quick := quickReactor()
 	xs := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return spin, nil })
 	xq := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return quick, nil })
 	if _, err := h.Compile(context.Background(), spin); err != nil {
@@ -81,13 +115,13 @@ func TestHost_StraightCodeReachesRefuel(t *testing.T) {
 	cancel()
 	stop := (<-ended).Sub(cancelled)
 	t.Logf("a collection took %s, a call waiting for the processor %s, the stop %s", gc, turn, stop)
-	if stop > 200*time.Millisecond {
+	if stop > most {
 		t.Errorf("the cancelled guest ran on for %s", stop)
 	}
-	if gc > 200*time.Millisecond {
+	if gc > most {
 		t.Errorf("a collection waited %s for the spinning guest to reach $refuel", gc)
 	}
-	if turn > 200*time.Millisecond {
+	if turn > most {
 		t.Errorf("a call of uploaded code waited %s for the processor, slices being %s", turn, gateSlice)
 	}
 }
