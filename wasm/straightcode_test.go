@@ -77,7 +77,9 @@ func TestHost_LongWorkReachesRefuel(t *testing.T) {
 		// $refuel several times, each after one fill of some 40 ms).
 		{"fills of a 256 MiB memory", 4096, fillSpin(4096), 1500 * time.Millisecond},
 	} {
-		t.Run(tc.name, func(t *testing.T) { reachesRefuel(t, Config{Processors: 1, MemoryLimitPages: tc.pages}, tc.spin, tc.most) })
+		t.Run(tc.name, func(t *testing.T) {
+			reachesRefuel(t, Config{Processors: 1, MemoryLimitPages: tc.pages}, tc.spin, tc.most)
+		})
 	}
 }
 

@@ -96,7 +96,9 @@ func TestLoadConfig(t *testing.T) {
 			}, ""},
 		{"bounds within the venue's", nil, env("VENUE_WORKERS", "8", "VENUE_CALLER_WORKERS", "4"), func(c Config) bool { return len(c.looseBounds()) == 0 }, ""},
 		{"more processors for uploaded code than Go runs on", nil, env("VENUE_UPLOADED_PROCESSORS", "100000"),
-			func(c Config) bool { return strings.HasPrefix(c.processorsOver(), "uploadedProcessors 100000 is above the ") }, ""},
+			func(c Config) bool {
+				return strings.HasPrefix(c.processorsOver(), "uploadedProcessors 100000 is above the ")
+			}, ""},
 		{"processors for uploaded code within Go's", nil, env("VENUE_UPLOADED_PROCESSORS", "1"), func(c Config) bool { return c.processorsOver() == "" }, ""},
 		{"a connection bound from env", nil, env("VENUE_MAX_CONNECTIONS", "64"), func(c Config) bool { return c.maxConnections() == 64 }, ""},
 		{"the default connection bound leaves files over", nil, env(), func(c Config) bool { n := c.maxConnections(); return n >= 16 && n <= 10_000 }, ""},
