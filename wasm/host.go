@@ -29,7 +29,7 @@ type Host struct {
 	modules compileCache
 	slots   chan struct{} // one per compile under way (Config.MaxCompiles)
 	pools   pools
-	gate    *cpuGate       // the processors uploaded code runs on
+	gate    *cpuGate       // the processors uploaded code, and long calls of the venue's own, take turns on
 	bg      sync.WaitGroup // compiles and the idle sweeper
 	bgCtx   context.Context
 	stop    context.CancelFunc
