@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -95,11 +96,14 @@ func TestHost_TokensComeBackOnEveryPath(t *testing.T) {
 // million empty buffers, a few ms), which counts as one check per
 // iteration, hands its processor on and stops at its deadline like one
 // that computes: it reached $refuel only every 16,384 calls, minutes during
-// which it kept the processor and ran past its deadline.
+// which it kept the processor and ran past its deadline. So did one
+// looping over path_unlink_file of a 16 MiB path, which the listener
+// skipped, until it listened to every WASI call but the cheap ones.
 func TestHost_LongHostWorkTakesTurns(t *testing.T) {
 	imports := []wimport{
 		{mod: "wasi_snapshot_preview1", name: "random_get", params: []byte{tI32, tI32}, results: []byte{tI32}},
 		{mod: "wasi_snapshot_preview1", name: "fd_read", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI32}},
+		{mod: "wasi_snapshot_preview1", name: "path_unlink_file", params: []byte{tI32, tI32, tI32}, results: []byte{tI32}},
 	}
 	loop := func(call ...byte) []byte { // loop  call  drop  br 0  end
 		body := append(append([]byte{0x03, 0x40}, call...), 0x1a, 0x0c, 0x00, 0x0b)
@@ -121,6 +125,7 @@ func TestHost_LongHostWorkTakesTurns(t *testing.T) {
 	}{
 		{"random_get", loop(args(0, 0, 16<<20)...)},
 		{"fd_read", loop(args(1, 0, 1<<20, 1<<20, 10<<20)...)}, // stdin into 2^20 empty buffers at 1 MiB
+		{"path_unlink_file", loop(args(2, 3, 0, 16<<20)...)},   // a path of 16 MiB, copied and cleaned before fd 3 is found closed
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := mustHost(t, Config{Processors: 1})
@@ -147,5 +152,32 @@ func TestHost_LongHostWorkTakesTurns(t *testing.T) {
 				t.Error("the gate lacks its token")
 			}
 		})
+	}
+}
+
+// TestHost_HostCallLoopStopsAtDeadline: a guest looping over venue.call
+// with a request of 16 MiB of spaces, which the host scans whole before
+// refusing it, stops at its deadline: the call took the token back without
+// noticing that its context had ended, and ran on for over a minute.
+func TestHost_HostCallLoopStopsAtDeadline(t *testing.T) {
+	imports := []wimport{{mod: "venue", name: "call", params: []byte{tI32, tI32}, results: []byte{tI64}}}
+	body := append(append(append(i32Const(0), i32Const(' ')...), i32Const(16<<20)...), 0xfc, 0x0b, 0x00)                             // memory.fill
+	body = append(append(append(append(body, 0x03, 0x40), i32Const(0)...), i32Const(16<<20)...), 0x10, 0x00, 0x1a, 0x0c, 0x00, 0x0b) // loop  venue.call  drop  br 0  end
+	mod := buildModule(imports, []wfunc{
+		{export: "venue_abi_1"},
+		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(body, i64Const(2)...)},
+	}, 257)
+	h := mustHarnessWith(t, Config{Processors: 1}, runtime.Config{JobTimeout: time.Second, Workers: 4}, map[string][]byte{"callspin": mod})
+	start := time.Now()
+	j, err := h.Invoke(h.bob, runtime.InvokeRequest{Operation: "v/test/wasm/callspin", Input: json.RawMessage(`{}`), Wait: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); !j.Status.Terminal() || d > 3*time.Second {
+		t.Fatalf("the job is %s after %s under a deadline of 1 s", j.Status, d)
+	}
+	if j.Status != venue.StatusFailed || !strings.Contains(j.Error, "timed out") {
+		t.Errorf("%s %q, want a timeout", j.Status, j.Error)
 	}
 }

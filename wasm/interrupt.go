@@ -14,12 +14,15 @@ import (
 // one function of its own:
 //
 //   - $fuel counts down at the entry of every function, the head of every
-//     loop, and in straight code every maxStraight instructions (and
-//     maxAfterCall after a call), each check by the instructions it comes
-//     before, up to the next check; and before every bulk memory or table
-//     instruction by the size it is given (bulkCheck, which keeps the size
-//     in $tmp). A guest that runs on keeps reaching these checks, and pays
-//     for the code it runs.
+//     loop, in straight code every maxStraight instructions (and
+//     maxAfterCall after a call), and where a branch lands past a check,
+//     each check by the instructions it comes before, up to the next check
+//     (loads and stores weigh memoryWeight); after a call, while the call
+//     stack is deep, by the code the return runs to (a return check); and
+//     before every bulk memory or table instruction by the size it is given
+//     (bulkCheck, which keeps the size in $tmp). A guest that runs on
+//     keeps reaching these checks, and pays for the code it runs, whatever
+//     way its branches take (region in interruptcode.go).
 //   - When $fuel goes below 0, $refuel runs: memory.grow 0, which wazero
 //     compiles as an exit to Go, lets the Go runtime stop the world for a
 //     collection (machine code is never preempted, and a guest that spun
@@ -68,8 +71,9 @@ const fuelPerRefuel = 1 << 17
 // code paid one check an iteration however long the run, and went seconds
 // between exits to Go (an audit's body of 30,000 instructions; a minute at
 // maxFuncInstructions), for which every goroutine of the venue waits at a
-// collection. The check after a call bounds what returns run unchecked: a
-// deep recursion unwinds through every frame's code after its call.
+// collection. The check after a call bounds what returns run unchecked
+// while the call stack is shallow (returnDepth); deeper, a return check
+// follows each call (mayReturn).
 const (
 	maxStraight  = 1000
 	maxAfterCall = 256

@@ -77,9 +77,11 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 // checkBodies checks that each function but $refuel starts with its
 // frame's entry and then the check or a loop, that each loop starts with
 // the check, each bulk instruction follows the bulk check and each call is
-// followed by the frame's restore; and that each check weighs at least the
-// instructions up to the next, of which there are at most maxStraight, and
-// at most maxAfterCall after a call.
+// followed by the frame's restore; that each check weighs at least the
+// instructions that may run, by any way the branches take, before the
+// next check runs; that no more than maxStraight instructions come between
+// checks; and that after a call at most maxReturnTail cheap instructions
+// run before a check, a return check, a return, a call or a loop.
 func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
 	check, bulk := m.check(), m.bulkCheck()
@@ -94,7 +96,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			f.byte()
 		}
 		fr := frame{params: m.fnParams[i], depth: m.depthGlobal()}
-		entry, restore := fr.entry(locals-1), fr.restore(locals-1) // $lvl is the last local
+		entry, restore, deep := fr.entry(locals-1), fr.restore(locals-1), fr.deep(locals-1) // $lvl is the last local
 		if !bytes.HasPrefix(fn[f.p:], entry) {
 			t.Fatalf("function %d does not start with its frame's entry", i)
 		}
@@ -102,20 +104,40 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 		if !check.matches(fn[f.p:]) && fn[f.p] != 0x03 {
 			t.Fatalf("function %d does not start with the check or a loop", i)
 		}
-		var weight, since, sinceCall uint32
-		called := false
+		// The code as a list of checks and instructions (the instrument's
+		// own bulk checks and restores left out), with where each block,
+		// if and loop ends.
+		type item struct {
+			at     int
+			check  bool
+			ret    bool // a return check
+			weight uint32
+			op     byte
+			ins    []byte
+			kind   int
+			end    int // of a block, if or loop: its end's item; of an if: its else's, if any, in alt
+			alt    int
+		}
+		var items []item
+		var open []int
+		returning := map[int]bool{} // the blocks a branch right after a call goes to
+		since, tail := 0, -1
 		for f.p < len(fn) {
-			if bytes.HasPrefix(fn[f.p:], bulk) { // instrumentation, not the guest's
+			if bytes.HasPrefix(fn[f.p:], bulk) {
 				f.p += len(bulk)
 				continue
 			}
 			if check.matches(fn[f.p:]) {
-				if since > weight {
-					t.Fatalf("function %d: a check at byte %d weighs %d for the %d instructions before the next", i, f.p, weight, since)
-				}
-				weight = (&reader{b: fn, p: f.p + check.weightAt}).u32()
+				items = append(items, item{at: f.p, check: true, weight: (&reader{b: fn, p: f.p + check.weightAt}).u32()})
 				f.p += len(check.code)
-				since, sinceCall, called = 0, 0, false
+				since, tail = 0, -1
+				continue
+			}
+			if bytes.HasPrefix(fn[f.p:], deep) && check.matches(fn[f.p+len(deep):]) && len(fn) > f.p+len(deep)+len(check.code) && fn[f.p+len(deep)+len(check.code)] == 0x0b {
+				// A return check: it runs only deep in the call stack.
+				items = append(items, item{at: f.p, ret: true, weight: (&reader{b: fn, p: f.p + len(deep) + check.weightAt}).u32()})
+				f.p += len(deep) + len(check.code) + 1
+				tail = -1
 				continue
 			}
 			at := f.p
@@ -123,14 +145,26 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			if err != nil {
 				t.Fatalf("function %d: %v", i, err)
 			}
+			it := item{at: at, op: fn[at], ins: fn[at:f.p], kind: kind, end: -1, alt: -1}
 			if kind != opLoop { // a loop's check follows at once
 				since++
 			}
 			if since > maxStraight {
 				t.Fatalf("function %d: %d instructions without a check at byte %d", i, since, at)
 			}
-			if sinceCall++; called && sinceCall > maxAfterCall {
-				t.Fatalf("function %d: %d instructions after a call without a check at byte %d", i, sinceCall, at)
+			if tail >= 0 {
+				tail++
+			}
+			switch op := fn[at]; {
+			case tail < 0:
+			case op == 0x0f || kind == opCall || kind == opLoop:
+				tail = -1
+			case tail > maxReturnTail:
+				t.Fatalf("function %d: %d instructions after a call without a check at byte %d", i, tail, at)
+			case op == 0x02 || op == 0x0b || op == 0x0c || op == 0x0d:
+			case kind != opPlain || op == 0x00 || op == 0x05 || op >= 0xd0 ||
+				slices.Contains([]byte{0x6d, 0x6e, 0x6f, 0x70, 0x7f, 0x80, 0x81, 0x82, 0x91, 0x95, 0x9f, 0xa3}, op):
+				t.Fatalf("function %d: after a call, an instruction 0x%02x at byte %d before a check", i, op, at)
 			}
 			switch {
 			case kind == opLoop && !check.matches(fn[f.p:]):
@@ -140,12 +174,110 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			case kind == opCall && !bytes.HasPrefix(fn[f.p:], restore):
 				t.Fatalf("function %d: a call at byte %d without the frame's restore after it", i, at)
 			case kind == opCall:
-				called, sinceCall = true, 0
 				f.p += len(restore)
+				tail = 0
+			}
+			if (it.op == 0x0c || it.op == 0x0d) && tail >= 0 {
+				// A branch right after a call: a check where it lands.
+				if d := int((&reader{b: it.ins, p: 1}).u32()); d < len(open) {
+					returning[open[len(open)-1-d]] = true
+				}
+				if it.op == 0x0c {
+					tail = -1
+				}
+			}
+			if it.op == 0x0b && len(open) > 0 && returning[open[len(open)-1]] && items[open[len(open)-1]].op != 0x03 && !check.matches(fn[f.p:]) {
+				t.Fatalf("function %d: a branch right after a call lands at byte %d without a check", i, at)
+			}
+			switch it.op {
+			case 0x02, 0x03, 0x04:
+				open = append(open, len(items))
+			case 0x05:
+				if len(open) > 0 && items[open[len(open)-1]].op == 0x04 { // else, out of an if, is invalid
+					items[open[len(open)-1]].alt = len(items)
+				}
+			case 0x0b:
+				if len(open) > 0 {
+					items[open[len(open)-1]].end = len(items)
+					open = open[:len(open)-1]
+				}
+			}
+			items = append(items, it)
+		}
+		if len(open) > 0 {
+			return // unbalanced: the compiler refuses it
+		}
+		// cost[k]: the most instructions that may run from item k on
+		// before a check runs. Branches go forward, but to a loop's head.
+		cost := make([]uint32, len(items)+1)
+		var labels []int // the open blocks, ifs and loops, by item, as at k
+		// The labels open at each item are needed for branches: walk
+		// forward once to record them.
+		at := make([][]int, len(items))
+		for k, it := range items {
+			at[k] = labels
+			switch it.op {
+			case 0x02, 0x03, 0x04:
+				if !it.check {
+					labels = append(slices.Clone(labels), k)
+				}
+			case 0x0b:
+				if !it.check && len(labels) > 0 {
+					labels = labels[:len(labels)-1]
+				}
 			}
 		}
-		if since > weight {
-			t.Fatalf("function %d: its last check weighs %d for %d instructions", i, weight, since)
+		reach := func(k int, d uint32) uint32 { // a branch at k to the label d out
+			ls := at[k]
+			if int(d) >= len(ls) {
+				return 0 // a return
+			}
+			if o := items[ls[len(ls)-1-int(d)]]; o.op == 0x03 {
+				return 0 // the loop's head: its check
+			} else {
+				return cost[o.end+1]
+			}
+		}
+		for k := len(items) - 1; k >= 0; k-- {
+			it := items[k]
+			next := cost[k+1]
+			ins := &reader{b: it.ins, p: 1}
+			switch {
+			case it.check || it.ret:
+				// A return check may not run: the code after it counts for
+				// the check before it, and it for itself.
+				if cost[k] = 0; it.ret {
+					cost[k] = next
+				}
+				if it.weight < next {
+					t.Fatalf("function %d: the check at byte %d weighs %d, and %d instructions may run before the next", i, it.at, it.weight, next)
+				}
+				continue
+			case it.op == 0x0c:
+				next = reach(k, ins.u32())
+			case it.op == 0x0d:
+				next = max(next, reach(k, ins.u32()))
+			case it.op == 0x0e:
+				next = 0
+				for range ins.count() + 1 {
+					next = max(next, reach(k, ins.u32()))
+				}
+			case it.op == 0x04 && it.alt >= 0:
+				next = max(next, cost[it.alt+1])
+			case it.op == 0x04 && it.end >= 0:
+				next = max(next, cost[it.end+1])
+			case it.op == 0x05:
+				if ls := at[k]; len(ls) > 0 && items[ls[len(ls)-1]].op == 0x04 && items[ls[len(ls)-1]].end >= 0 {
+					next = cost[items[ls[len(ls)-1]].end+1]
+				}
+			case it.op == 0x0f || it.op == 0x00:
+				next = 0
+			}
+			w := uint32(1)
+			if it.kind == opMemory {
+				w = memoryWeight
+			}
+			cost[k] = w + next
 		}
 	}
 	if r.err != nil {
@@ -275,6 +407,9 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(buildModule(nil, []wfunc{spin}, 1))
 	f.Add(buildModule([]wimport{{mod: "venue", name: "call", params: []byte{tI32, tI32}, results: []byte{tI64}}}, []wfunc{spin}, -1))
 	f.Add(buildModule(nil, []wfunc{{export: "f", body: []byte{0x02, 0x40, 0x03, 0x7f, 0x41, 0x01, 0x0b, 0x1a, 0x0b}}}, 1))
+	// Branches over checks: block  br_if 0  loop end  end; if  loop end  else  end; if  loop end  end
+	f.Add(buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x03, 0x40, 0x0b, 0x0b, 0x01,
+		0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x05, 0x01, 0x0b, 0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x0b, 0x01}}}, 1))
 	f.Fuzz(func(t *testing.T, module []byte) {
 		out, _, err := instrument(module)
 		if err != nil {
@@ -429,14 +564,14 @@ func TestInstrument_Bounds(t *testing.T) {
 // what compiling a module's two heaviest functions at once holds: the
 // lighter third function does not count.
 func TestInstrument_CompileMemory(t *testing.T) {
-	loads := func(n int) []byte { return times(n, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a) } // i32.const 0  i32.load  drop
-	ifs := times(10, 0x41, 0x00, 0x04, 0x40, 0x0b)                                      // i32.const 0  if  end
-	mod := buildModule(nil, []wfunc{{export: "a", body: loads(100)}, {body: ifs}, {body: loads(300)}}, 1)
+	loads := func(n int) []byte { return times(n, 0x41, 0x00, 0x28, 0x02, 0x00, 0x1a) }                   // i32.const 0  i32.load  drop
+	ifs := times(10, 0x41, 0x00, 0x04, 0x40, 0x0b)                                                        // i32.const 0  if  end
+	mod := buildModule(nil, []wfunc{{export: "a", body: loads(100)}, {body: ifs}, {body: loads(150)}}, 1) // no straight check: 150 loads weigh 900
 	_, shape, err := instrument(mod)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, pair := uint64(400*memOpMemory), shape.pairMemory; pair != want {
-		t.Fatalf("pair = %d, want %d (the 300 and 100 loads; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
+	if want, pair := uint64(250*memOpMemory), shape.pairMemory; pair != want {
+		t.Fatalf("pair = %d, want %d (the 150 and 100 loads; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
 	}
 }

@@ -141,7 +141,7 @@ func (c *funcCost) check() error {
 	}{
 		{c.instructions, maxFuncInstructions, "instructions"},
 		{c.loops, maxFuncLoops, "loops"},
-		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target, and the venue adds three to each 1,000 instructions of straight code)"},
+		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target, and the venue adds three for each check it places, six after a call)"},
 		{c.calls, maxFuncCalls, "calls"},
 		{c.memoryOps, maxFuncMemoryOps, "loads and stores"},
 		{c.bulk, maxFuncBulk, "bulk memory and table instructions"},
@@ -238,6 +238,19 @@ func (f frame) entry(locals uint64) []byte {
 	return c
 }
 
+// returnDepth is the weight of the frames on the call stack from which on
+// a return check runs (mayReturn): the frames under it return, at most
+// 1,024 of them, each through at most maxAfterCall instructions (as
+// weighed), without one.
+const returnDepth = 2048
+
+// deep is the code that opens a return check: local.get $lvl  i32.const
+// returnDepth  i32.gt_u  if.
+func (f frame) deep(locals uint64) []byte {
+	c := appendU32([]byte{0x20}, f.params+uint32(locals))
+	return append(appendS32(append(c, 0x41), returnDepth), 0x4b, 0x04, 0x40)
+}
+
 // restore is the code after each call: local.get $lvl  global.set $depth.
 func (f frame) restore(locals uint64) []byte {
 	return appendU32(append(appendU32([]byte{0x20}, f.params+uint32(locals)), 0x24), f.depth)
@@ -265,15 +278,21 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
 	out = append(out, f.entry(locals)...)
 	restore := f.restore(locals)
-	g := region{check: check, weight: -1}
+	g := region{check: check, weight: -1, deep: f.deep(locals)}
 	if r.p >= len(fn) || fn[r.p] != 0x03 {
 		out = g.start(out)
 	}
 	copied, depth := r.p, 0
 	var cost funcCost
+	var labels []label // the blocks, ifs and loops open, innermost last
 	for r.p < len(fn) {
-		if g.due() {
-			out = g.start(append(out, fn[copied:r.p]...))
+		if due, ret := g.due(), !g.mayReturn(fn[r.p]); due || ret {
+			if due {
+				out = g.start(append(out, fn[copied:r.p]...))
+			} else {
+				out = g.startReturn(append(out, fn[copied:r.p]...))
+				cost.blocks += 3 // its if
+			}
 			copied = r.p
 			cost.blocks += 3 // its if
 		}
@@ -288,14 +307,23 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 			}
 		}
 		g.count(kind)
-		switch kind {
-		case opLoop:
+		var target bool // a branch may land right after it from another region
+		labels, target = g.branches(labels, fn[at:r.p])
+		if fn[at] == 0x0c {
+			g.returning = false // a br goes on at its target, which has a check
+		}
+		switch {
+		case kind == opLoop || target:
 			out = g.start(append(out, fn[copied:r.p]...))
 			copied = r.p
-		case opCall:
+			if target {
+				cost.blocks += 3 // its if
+			}
+		case kind == opCall:
 			out = append(append(out, fn[copied:r.p]...), restore...)
 			copied = r.p
-		case opBulk:
+			g.returning, g.tail = true, 0
+		case kind == opBulk:
 			out = append(append(out, fn[copied:at]...), bulk...)
 			copied = at
 		}
@@ -328,14 +356,35 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 }
 
 // region follows the straight code since a function's last check, while
-// instrumentFunc rewrites it, and writes the check's weight once the
-// region ends.
+// instrumentFunc rewrites it, and writes the checks' weights once they are
+// known.
+//
+// A check pays for the code from it to the next check: a region. A check
+// is placed at the function's entry, at each loop's head, when a region
+// grows long (due), and where a branch lands from another region
+// (branches). After a call comes a return check (mayReturn), which runs
+// only while the call stack is deep, and pays for the code from it to the
+// end of its region: the region goes on as if it were not there (the
+// region's check pays for that code too), for it may not run, and a branch
+// over it needs no check where it lands.
 type region struct {
 	check     checkCode
-	weight    int    // where in the output the last check's weight is; -1 before the first
-	n         uint32 // instructions since it
+	deep      []byte // the code that opens a return check (frame.deep)
+	weight    int    // where in the output the region's check's weight is; -1 before the first
+	n         uint32 // instructions since it, as weighed
 	sinceCall uint32 // of them, since the last call, once there was one
 	called    bool
+	serial    int // counts the regions begun
+	// The return checks in the region: where their weights are, and n there.
+	rets []retCheck
+	// After a call, until a check: the instructions since (see mayReturn).
+	returning bool
+	tail      int
+}
+
+type retCheck struct {
+	weight int
+	n      uint32
 }
 
 // start ends the current region and begins one with a check at the end of
@@ -344,21 +393,47 @@ func (g *region) start(out []byte) []byte {
 	g.end(out)
 	g.weight = len(out) + g.check.weightAt
 	g.n, g.sinceCall, g.called = 0, 0, false
+	g.serial++
+	g.returning = false
 	return append(out, g.check.code...)
 }
 
-// end writes the weight of the current region's check.
+// startReturn puts a return check at the end of out:
+//
+//	local.get $lvl  i32.const returnDepth  i32.gt_u  if  check  end
+func (g *region) startReturn(out []byte) []byte {
+	out = append(out, g.deep...)
+	g.rets = append(g.rets, retCheck{weight: len(out) + g.check.weightAt, n: g.n})
+	g.returning = false
+	return append(append(out, g.check.code...), 0x0b)
+}
+
+// end writes the weights of the current region's checks.
 func (g *region) end(out []byte) {
+	var w [5]byte
+	for _, c := range g.rets {
+		copy(out[c.weight:], putWeight(w[:0], max(g.n-c.n, 1)))
+	}
+	g.rets = g.rets[:0]
 	if g.weight >= 0 {
-		var w [5]byte
 		copy(out[g.weight:], putWeight(w[:0], max(g.n, 1)))
 	}
 }
 
+// memoryWeight is what a load or store weighs in a region: one that misses
+// the caches waits for memory a hundred times as long as most instructions
+// take. Weighing one, a chase of dependent loads through a 64 MiB memory
+// went 20-25 ms between refuels (a collection waited 60-95 ms).
+const memoryWeight = 4
+
 // count counts an instruction of kind into the region.
 func (g *region) count(kind int) {
-	g.n++
-	g.sinceCall++
+	w := uint32(1)
+	if kind == opMemory {
+		w = memoryWeight
+	}
+	g.n += w
+	g.sinceCall += w
 	if kind == opCall {
 		g.called, g.sinceCall = true, 0
 	}
@@ -367,6 +442,113 @@ func (g *region) count(kind int) {
 // due reports whether the region needs a check before its next instruction.
 func (g *region) due() bool {
 	return g.n >= maxStraight || g.called && g.sinceCall >= maxAfterCall
+}
+
+// maxReturnTail is how many instructions may follow a call before a
+// return check, a check, a return, a call or a loop.
+const maxReturnTail = 8
+
+// mayReturn reports whether the instruction of opcode op may come next
+// without a return check before it: after a call, the code that runs
+// before the next check must be a few instructions of about a cycle each.
+// That code was paid for by the check before the call, but it runs only
+// once the call returns, which may be much later: a recursion as deep as
+// maxStackSlots allows pays for every frame's code on the way down (where
+// the refuels it reaches forget what it paid), and on the way back runs it
+// all with no check (an audit's recursion of 170,000 frames with 245
+// dependent loads after its call went 6.9 s without reaching $refuel). So
+// a return check comes right after a call unless, within maxReturnTail
+// cheap instructions, going on or by a br or br_if (whose target then gets
+// a check: branches), the code returns, calls, begins a loop, or reaches a
+// check anyway. It runs only while the call stack weighs more than
+// returnDepth: a Go guest, which returns to code that loads at once after
+// most calls, ran 57% more checks with one at every return.
+func (g *region) mayReturn(op byte) bool {
+	if !g.returning {
+		return true
+	}
+	if g.tail >= maxReturnTail {
+		return false
+	}
+	switch {
+	case op == 0x0f, op == 0x10, op == 0x11, op == 0x03: // return, call, call_indirect, loop
+		g.returning = false
+		return true
+	case op == 0x02, op == 0x0b, op == 0x0c, op == 0x0d: // block, end, br, br_if
+	case op == 0x01, op == 0x1a, op == 0x1b, op >= 0x20 && op <= 0x24, op >= 0x41 && op <= 0xc4 &&
+		!(op >= 0x6d && op <= 0x70 || op >= 0x7f && op <= 0x82 || op == 0x91 || op == 0x95 || op == 0x9f || op == 0xa3):
+		// nop, drop, select, locals and globals, constants, and arithmetic
+		// but for divisions, remainders and square roots
+	default:
+		return false
+	}
+	g.tail++
+	return true
+}
+
+// label is what region knows of a block, if or loop open: the regions its
+// branches come from. A region is paid for at its check, and runs from
+// there, so code a branch reaches must lie in the region the branch comes
+// from, or begin a region: a block's end and an if's else and end (a
+// loop's branches reach its head, which has a check). Code after a check
+// that a branch jumped over ran unpaid: an audit's loop of `block  br 0
+// loop end  end` and a thousand instructions paid 3 an iteration, and went
+// 37 s without reaching $refuel.
+type label struct {
+	loop, isIf, hasElse bool
+	ifFrom              int  // the region of an if: its false edge's
+	from                int  // the region of the first branch to its end; -1 for none
+	returning           bool // one comes right after a call (mayReturn)
+}
+
+// branches follows the control instruction ins through labels, and
+// reports whether code right after it may be reached by a branch from a
+// region other than the current, where a check must begin one.
+func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
+	to := func(depth uint32) { // a branch to the label depth out
+		if uint64(depth) >= uint64(len(labels)) {
+			return // the function's: a return
+		}
+		l := &labels[len(labels)-1-int(depth)]
+		if l.from < 0 {
+			l.from = g.serial // regions only grow: the first is the earliest
+		}
+		l.returning = l.returning || g.returning
+	}
+	r := &reader{b: ins, p: 1}
+	switch ins[0] {
+	case 0x02: // block
+		labels = append(labels, label{from: -1})
+	case 0x03: // loop
+		labels = append(labels, label{loop: true, from: -1})
+	case 0x04: // if
+		labels = append(labels, label{isIf: true, ifFrom: g.serial, from: -1})
+	case 0x05: // else: the then arm goes on to the end, the false edge lands here
+		if len(labels) == 0 || !labels[len(labels)-1].isIf {
+			return labels, false // invalid: the compiler refuses it
+		}
+		to(0)
+		l := &labels[len(labels)-1]
+		l.hasElse = true
+		return labels, l.ifFrom != g.serial
+	case 0x0b: // end
+		if len(labels) == 0 {
+			return labels, false // the function's
+		}
+		l := labels[len(labels)-1]
+		labels = labels[:len(labels)-1]
+		if l.loop {
+			return labels, false
+		}
+		return labels, l.returning || l.from >= 0 && l.from != g.serial || l.isIf && !l.hasElse && l.ifFrom != g.serial
+	case 0x0c, 0x0d: // br, br_if
+		to(r.u32())
+	case 0x0e: // br_table
+		for range r.count() + 1 { // the targets and the default
+			to(r.u32())
+		}
+	}
+	return labels, false
 }
 
 // What instrumentFunc needs to know of an instruction.
