@@ -119,11 +119,7 @@ func (c *callState) leaveGuest() {
 // the host scans whole) ran on past its deadline, reaching $refuel once
 // every 16,384 calls.
 func (c *callState) reenterGuest() {
-	select {
-	case <-c.done:
-		trap("the call ended while the guest waited in the host")
-	default:
-	}
+	c.trapIfEnded("the call ended while the guest waited in the host")
 	if !c.enterGuest() {
 		trap("the call ended while the guest waited for a processor")
 	}
@@ -169,11 +165,17 @@ func refuelListener(refuel uint32) experimental.FunctionListenerFactory {
 		if def.Index() != refuel {
 			return nil
 		}
-		return experimental.FunctionListenerFunc(func(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
-			if c := callOf(ctx); c != nil {
-				c.yield()
-			}
-		})
+		return callListener((*callState).yield)
+	})
+}
+
+// callListener is a listener that runs fn on the call in progress, if any,
+// before the function it listens to.
+func callListener(fn func(*callState)) experimental.FunctionListener {
+	return experimental.FunctionListenerFunc(func(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+		if c := callOf(ctx); c != nil {
+			fn(c)
+		}
 	})
 }
 
@@ -197,23 +199,24 @@ func wasiListener() experimental.FunctionListenerFactory {
 		case "clock_time_get", "clock_res_get", "args_sizes_get", "environ_sizes_get", "proc_exit", "sched_yield":
 			return nil
 		}
-		return experimental.FunctionListenerFunc(func(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
-			if c := callOf(ctx); c != nil {
-				c.hostWork()
-			}
-		})
+		return callListener((*callState).hostWork)
 	})
 }
 
 // hostWork traps the guest if its call has ended, and otherwise hands its
 // processor on if its slice is over, as at $refuel.
 func (c *callState) hostWork() {
+	c.trapIfEnded("the call ended while the guest called the host")
+	c.yield()
+}
+
+// trapIfEnded traps the guest, saying why, if its call has ended.
+func (c *callState) trapIfEnded(why string) {
 	select {
 	case <-c.done:
-		trap("the call ended while the guest called the host")
+		trap("%s", why)
 	default:
 	}
-	c.yield()
 }
 
 // guestRand is an instance's randomness (WASI random_get): crypto/rand,

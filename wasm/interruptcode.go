@@ -286,15 +286,14 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 	var cost funcCost
 	var labels []label // the blocks, ifs and loops open, innermost last
 	for r.p < len(fn) {
-		if due, ret := g.due(), !g.mayReturn(fn[r.p]); due || ret {
-			if due {
-				out = g.start(append(out, fn[copied:r.p]...))
-			} else {
-				out = g.startReturn(append(out, fn[copied:r.p]...))
-				cost.blocks += 3 // its if
-			}
+		if g.due() {
+			out = g.start(append(out, fn[copied:r.p]...))
 			copied = r.p
-			cost.blocks += 3 // its if
+			cost.blocks += 3 // the check's if
+		} else if !g.mayReturn(fn[r.p]) {
+			out = g.startReturn(append(out, fn[copied:r.p]...))
+			copied = r.p
+			cost.blocks += 6 // the depth test's if and the check's
 		}
 		at := r.p
 		kind, err := r.instruction(lim)
