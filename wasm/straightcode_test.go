@@ -167,6 +167,10 @@ func TestHost_LongWorkReachesRefuel(t *testing.T) {
 
 // reachesRefuel runs spin and checks that a collection and a cancel each
 // wait at most most, and another call of uploaded code at most turnMost.
+// A collection and a turn count at their best of tries: on a machine busy
+// with other tests one of them can wait out the operating system (a
+// collection took 322 ms once, beside the store suite, where it takes
+// 4-16 ms), while the guest that misses its checks misses every one.
 func reachesRefuel(t *testing.T, cfg Config, spin []byte, most, turnMost time.Duration) {
 	h := mustHost(t, cfg)
 	quick := quickReactor()
@@ -184,21 +188,24 @@ func reachesRefuel(t *testing.T, cfg Config, spin []byte, most, turnMost time.Du
 	go func() { call(ctx, xs, `{}`); ended <- time.Now() }()
 	time.Sleep(300 * time.Millisecond) // spinning
 
-	start := time.Now()
-	goruntime.GC()
-	gc := time.Since(start)
+	gc, turn := time.Duration(math.MaxInt64), time.Duration(math.MaxInt64)
+	for range tries {
+		start := time.Now()
+		goruntime.GC()
+		gc = min(gc, time.Since(start))
 
-	start = time.Now()
-	if out, err := call(context.Background(), xq, `{}`); err != nil || string(out) != `{}` {
-		t.Fatalf("quick beside the spin: %s %v", out, err)
+		start = time.Now()
+		if out, err := call(context.Background(), xq, `{}`); err != nil || string(out) != `{}` {
+			t.Fatalf("quick beside the spin: %s %v", out, err)
+		}
+		turn = min(turn, time.Since(start))
+		time.Sleep(50 * time.Millisecond) // the spin has the processor back
 	}
-	turn := time.Since(start)
 
-	time.Sleep(50 * time.Millisecond) // the spin has the processor back
 	cancelled := time.Now()
 	cancel()
 	stop := (<-ended).Sub(cancelled)
-	t.Logf("a collection took %s, a call waiting for the processor %s, the stop %s", gc, turn, stop)
+	t.Logf("at best of %d, a collection took %s, a call waiting for the processor %s; the stop %s", tries, gc, turn, stop)
 	if stop > most {
 		t.Errorf("the cancelled guest ran on for %s", stop)
 	}
@@ -209,3 +216,6 @@ func reachesRefuel(t *testing.T, cfg Config, spin []byte, most, turnMost time.Du
 		t.Errorf("a call of uploaded code waited %s for the processor, slices being %s", turn, gateSlice)
 	}
 }
+
+// tries is how many collections and turns reachesRefuel times.
+const tries = 3
