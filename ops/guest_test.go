@@ -52,6 +52,11 @@ func mustStack(tb testing.TB) *stack {
 	if err != nil {
 		tb.Fatalf("load the built module (make ops builds it): %v", err)
 	}
+	// Each case waits a minute for its job, which would also wait for the
+	// module's compile: on a busy machine under -race, most of that.
+	if _, err := host.Compile(ctx, Module()); err != nil {
+		tb.Fatal(err)
+	}
 	catalog, execs := mustCatalog(tb, exec)
 	st, err := sql.Open(ctx, "", sql.Options{})
 	if err != nil {

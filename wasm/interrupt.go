@@ -17,8 +17,9 @@ import (
 //     loop, in straight code every maxStraight instructions (and
 //     maxAfterCall after a call), and where a branch lands past a check,
 //     each check by the instructions it comes before, up to the next check
-//     (loads and stores weigh memoryWeight); after a call, while the call
-//     stack is deep, by the code the return runs to (a return check); and
+//     (loads and stores weigh memoryWeight); before a function's ways out,
+//     while the call stack is deep, by the code a return runs to (its exit
+//     check, frame.exit); and
 //     before every bulk memory or table instruction by the size it is given
 //     (bulkCheck, which keeps the size in $tmp). A guest that runs on
 //     keeps reaching these checks, and pays for the code it runs, whatever
@@ -71,9 +72,10 @@ const fuelPerRefuel = 1 << 17
 // code paid one check an iteration however long the run, and went seconds
 // between exits to Go (an audit's body of 30,000 instructions; a minute at
 // maxFuncInstructions), for which every goroutine of the venue waits at a
-// collection. The check after a call bounds what returns run unchecked
-// while the call stack is shallow (returnDepth); deeper, a return check
-// follows each call (mayReturn).
+// collection. The check after a call bounds what a return runs to before a
+// check, a call or a return (exitCost): unchecked while the call stack is
+// shallow (returnDepth); deeper, paid for and checked by the exit check of
+// the function that returns (frame.exit).
 const (
 	maxStraight  = 1000
 	maxAfterCall = 256

@@ -49,6 +49,31 @@ func TestInstrument_Guests(t *testing.T) {
 	}
 }
 
+// TestInstrument_Spins checks the checks of the hostile guests that
+// TestHost_LongWorkReachesRefuel times, by their shape: each passed its
+// checks for seconds once (a branch over a check, a deep recursion's
+// unwinding), which checkBodies finds without a clock.
+func TestInstrument_Spins(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		mod  []byte
+	}{
+		{"straight code", straightSpin(10_000)},
+		{"fills", fillSpin(1)},
+		{"branches over checks", skipSpin(100)},
+		{"a chase of loads", chaseSpin()},
+		{"a deep recursion", unwindSpin()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _, err := instrument(tc.mod)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustBeInstrumented(t, tc.mod, out)
+		})
+	}
+}
+
 // mustBeInstrumented walks the instrumented code section with the
 // instrument's own decoder and checks the check is where it must be.
 func mustBeInstrumented(t *testing.T, original, out []byte) {
@@ -74,14 +99,21 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 	}
 }
 
+// maxUnchecked is the most instructions (as weighed) that may run between
+// checks: those of a region, whose check comes once it weighs maxStraight,
+// and the instruction that passes it.
+const maxUnchecked = maxStraight + memoryWeight
+
 // checkBodies checks that each function but $refuel starts with its
 // frame's entry and then the check or a loop, that each loop starts with
 // the check, each bulk instruction follows the bulk check and each call is
 // followed by the frame's restore; that each check weighs at least the
 // instructions that may run, by any way the branches take, before the
-// next check runs; that no more than maxStraight instructions come between
-// checks; and that after a call at most maxReturnTail cheap instructions
-// run before a check, a return check, a return, a call or a loop.
+// next check, and that no more than maxStraight come between checks in
+// straight code, nor maxUnchecked (as weighed) by any way; and that each
+// way out of a function follows its exit check, which pays for what a
+// return runs to: at most exitCost (as weighed) before a check, a call or
+// a return.
 func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
 	check, bulk := m.check(), m.bulkCheck()
@@ -96,7 +128,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			f.byte()
 		}
 		fr := frame{params: m.fnParams[i], depth: m.depthGlobal()}
-		entry, restore, deep := fr.entry(locals-1), fr.restore(locals-1), fr.deep(locals-1) // $lvl is the last local
+		entry, restore, exit := fr.entry(locals-1), fr.restore(locals-1), fr.exit(locals-1, check) // $lvl is the last local
 		if !bytes.HasPrefix(fn[f.p:], entry) {
 			t.Fatalf("function %d does not start with its frame's entry", i)
 		}
@@ -110,7 +142,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 		type item struct {
 			at     int
 			check  bool
-			ret    bool // a return check
+			exit   bool // an exit check
 			weight uint32
 			op     byte
 			ins    []byte
@@ -120,8 +152,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 		}
 		var items []item
 		var open []int
-		returning := map[int]bool{} // the blocks a branch right after a call goes to
-		since, tail := 0, -1
+		since := 0
 		for f.p < len(fn) {
 			if bytes.HasPrefix(fn[f.p:], bulk) {
 				f.p += len(bulk)
@@ -130,14 +161,12 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			if check.matches(fn[f.p:]) {
 				items = append(items, item{at: f.p, check: true, weight: (&reader{b: fn, p: f.p + check.weightAt}).u32()})
 				f.p += len(check.code)
-				since, tail = 0, -1
+				since = 0
 				continue
 			}
-			if bytes.HasPrefix(fn[f.p:], deep) && check.matches(fn[f.p+len(deep):]) && len(fn) > f.p+len(deep)+len(check.code) && fn[f.p+len(deep)+len(check.code)] == 0x0b {
-				// A return check: it runs only deep in the call stack.
-				items = append(items, item{at: f.p, ret: true, weight: (&reader{b: fn, p: f.p + len(deep) + check.weightAt}).u32()})
-				f.p += len(deep) + len(check.code) + 1
-				tail = -1
+			if bytes.HasPrefix(fn[f.p:], exit) {
+				items = append(items, item{at: f.p, exit: true})
+				f.p += len(exit)
 				continue
 			}
 			at := f.p
@@ -152,19 +181,8 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			if since > maxStraight {
 				t.Fatalf("function %d: %d instructions without a check at byte %d", i, since, at)
 			}
-			if tail >= 0 {
-				tail++
-			}
-			switch op := fn[at]; {
-			case tail < 0:
-			case op == 0x0f || kind == opCall || kind == opLoop:
-				tail = -1
-			case tail > maxReturnTail:
-				t.Fatalf("function %d: %d instructions after a call without a check at byte %d", i, tail, at)
-			case op == 0x02 || op == 0x0b || op == 0x0c || op == 0x0d:
-			case kind != opPlain || op == 0x00 || op == 0x05 || op >= 0xd0 ||
-				slices.Contains([]byte{0x6d, 0x6e, 0x6f, 0x70, 0x7f, 0x80, 0x81, 0x82, 0x91, 0x95, 0x9f, 0xa3}, op):
-				t.Fatalf("function %d: after a call, an instruction 0x%02x at byte %d before a check", i, op, at)
+			if exits(it.ins, len(open)) && (len(items) == 0 || !items[len(items)-1].exit) {
+				t.Fatalf("function %d: a way out at byte %d without the exit check", i, at)
 			}
 			switch {
 			case kind == opLoop && !check.matches(fn[f.p:]):
@@ -175,19 +193,6 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 				t.Fatalf("function %d: a call at byte %d without the frame's restore after it", i, at)
 			case kind == opCall:
 				f.p += len(restore)
-				tail = 0
-			}
-			if (it.op == 0x0c || it.op == 0x0d) && tail >= 0 {
-				// A branch right after a call: a check where it lands.
-				if d := int((&reader{b: it.ins, p: 1}).u32()); d < len(open) {
-					returning[open[len(open)-1-d]] = true
-				}
-				if it.op == 0x0c {
-					tail = -1
-				}
-			}
-			if it.op == 0x0b && len(open) > 0 && returning[open[len(open)-1]] && items[open[len(open)-1]].op != 0x03 && !check.matches(fn[f.p:]) {
-				t.Fatalf("function %d: a branch right after a call lands at byte %d without a check", i, at)
 			}
 			switch it.op {
 			case 0x02, 0x03, 0x04:
@@ -207,9 +212,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 		if len(open) > 0 {
 			return // unbalanced: the compiler refuses it
 		}
-		// cost[k]: the most instructions that may run from item k on
-		// before a check runs. Branches go forward, but to a loop's head.
-		cost := make([]uint32, len(items)+1)
+		// Branches go forward, but to a loop's head.
 		var labels []int // the open blocks, ifs and loops, by item, as at k
 		// The labels open at each item are needed for branches: walk
 		// forward once to record them.
@@ -227,57 +230,78 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 				}
 			}
 		}
-		reach := func(k int, d uint32) uint32 { // a branch at k to the label d out
-			ls := at[k]
-			if int(d) >= len(ls) {
-				return 0 // a return
+		// most returns, for each item k, the most instructions (as weighed)
+		// that may run from it on before an item for which stops holds.
+		most := func(stops func(item) bool) []uint32 {
+			cost := make([]uint32, len(items)+1)
+			reach := func(k int, d uint32) uint32 { // a branch at k to the label d out
+				ls := at[k]
+				if int(d) >= len(ls) {
+					return 0 // a return
+				}
+				if o := items[ls[len(ls)-1-int(d)]]; o.op == 0x03 {
+					return 0 // the loop's head: its check
+				} else {
+					return cost[o.end+1]
+				}
 			}
-			if o := items[ls[len(ls)-1-int(d)]]; o.op == 0x03 {
-				return 0 // the loop's head: its check
-			} else {
-				return cost[o.end+1]
+			for k := len(items) - 1; k >= 0; k-- {
+				it := items[k]
+				next := cost[k+1]
+				ins := &reader{b: it.ins, p: 1}
+				switch {
+				case stops(it):
+					cost[k] = 0
+					continue
+				case it.check || it.exit:
+					cost[k] = next
+					continue
+				case it.op == 0x0c:
+					next = reach(k, ins.u32())
+				case it.op == 0x0d:
+					next = max(next, reach(k, ins.u32()))
+				case it.op == 0x0e:
+					next = 0
+					for range ins.count() + 1 {
+						next = max(next, reach(k, ins.u32()))
+					}
+				case it.op == 0x04 && it.alt >= 0:
+					next = max(next, cost[it.alt+1])
+				case it.op == 0x04 && it.end >= 0:
+					next = max(next, cost[it.end+1])
+				case it.op == 0x05:
+					if ls := at[k]; len(ls) > 0 && items[ls[len(ls)-1]].op == 0x04 && items[ls[len(ls)-1]].end >= 0 {
+						next = cost[items[ls[len(ls)-1]].end+1]
+					}
+				case it.op == 0x0f || it.op == 0x00:
+					next = 0
+				}
+				w := uint32(1)
+				if it.kind == opMemory {
+					w = memoryWeight
+				}
+				cost[k] = w + next
+			}
+			return cost
+		}
+		// Each check pays for what may run before the next.
+		unpaid := most(func(it item) bool { return it.check })
+		for k, it := range items {
+			if it.check && it.weight < unpaid[k+1] {
+				t.Fatalf("function %d: the check at byte %d weighs %d, and %d instructions may run before the next", i, it.at, it.weight, unpaid[k+1])
 			}
 		}
-		for k := len(items) - 1; k >= 0; k-- {
-			it := items[k]
-			next := cost[k+1]
-			ins := &reader{b: it.ins, p: 1}
-			switch {
-			case it.check || it.ret:
-				// A return check may not run: the code after it counts for
-				// the check before it, and it for itself.
-				if cost[k] = 0; it.ret {
-					cost[k] = next
-				}
-				if it.weight < next {
-					t.Fatalf("function %d: the check at byte %d weighs %d, and %d instructions may run before the next", i, it.at, it.weight, next)
-				}
-				continue
-			case it.op == 0x0c:
-				next = reach(k, ins.u32())
-			case it.op == 0x0d:
-				next = max(next, reach(k, ins.u32()))
-			case it.op == 0x0e:
-				next = 0
-				for range ins.count() + 1 {
-					next = max(next, reach(k, ins.u32()))
-				}
-			case it.op == 0x04 && it.alt >= 0:
-				next = max(next, cost[it.alt+1])
-			case it.op == 0x04 && it.end >= 0:
-				next = max(next, cost[it.end+1])
-			case it.op == 0x05:
-				if ls := at[k]; len(ls) > 0 && items[ls[len(ls)-1]].op == 0x04 && items[ls[len(ls)-1]].end >= 0 {
-					next = cost[items[ls[len(ls)-1]].end+1]
-				}
-			case it.op == 0x0f || it.op == 0x00:
-				next = 0
+		// No way through the branches runs long before a check, and none
+		// from a call back to a check, a call or a return longer than the
+		// callee's exit check paid for.
+		if n := slices.Max(unpaid); n > maxUnchecked {
+			t.Fatalf("function %d: %d instructions (as weighed) may run without a check", i, n)
+		}
+		tail := most(func(it item) bool { return it.check || it.kind == opCall })
+		for k, it := range items {
+			if it.kind == opCall && tail[k+1] > exitCost {
+				t.Fatalf("function %d: the call at byte %d returns to %d instructions (as weighed) before a check, a call or a return", i, it.at, tail[k+1])
 			}
-			w := uint32(1)
-			if it.kind == opMemory {
-				w = memoryWeight
-			}
-			cost[k] = w + next
 		}
 	}
 	if r.err != nil {
@@ -410,6 +434,7 @@ func FuzzInstrument(f *testing.F) {
 	// Branches over checks: block  br_if 0  loop end  end; if  loop end  else  end; if  loop end  end
 	f.Add(buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x03, 0x40, 0x0b, 0x0b, 0x01,
 		0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x05, 0x01, 0x0b, 0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x0b, 0x01}}}, 1))
+	f.Add(skipSpin(3))
 	f.Fuzz(func(t *testing.T, module []byte) {
 		out, _, err := instrument(module)
 		if err != nil {
@@ -571,7 +596,7 @@ func TestInstrument_CompileMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, pair := uint64(250*memOpMemory), shape.pairMemory; pair != want {
-		t.Fatalf("pair = %d, want %d (the 150 and 100 loads; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
+	if want, pair := uint64(250*memOpMemory+2*6*blockMemory), shape.pairMemory; pair != want {
+		t.Fatalf("pair = %d, want %d (the 150 and 100 loads and each function's exit check; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
 	}
 }

@@ -239,16 +239,36 @@ func (f frame) entry(locals uint64) []byte {
 }
 
 // returnDepth is the weight of the frames on the call stack from which on
-// a return check runs (mayReturn): the frames under it return, at most
-// 1,024 of them, each through at most maxAfterCall instructions (as
-// weighed), without one.
+// a function's exit check runs: the frames under it return, at most 1,024
+// of them, each to at most exitCost instructions (as weighed), without one.
 const returnDepth = 2048
 
-// deep is the code that opens a return check: local.get $lvl  i32.const
-// returnDepth  i32.gt_u  if.
-func (f frame) deep(locals uint64) []byte {
+// exitCost is what an exit check pays for: the code a return runs to in
+// the caller, which reaches a check, a call or a return of its own within
+// maxAfterCall instructions (as weighed) and the one that passes it
+// (region.due).
+const exitCost = maxAfterCall + memoryWeight
+
+// exit is the code before each of a function's ways out, its exit check:
+//
+//	local.get $lvl  i32.const returnDepth  i32.gt_u  if  check(exitCost)  end
+//
+// The code a return runs to was paid for by the caller's check before the
+// call, but it runs only once the call returns, which may be much later: a
+// recursion as deep as maxStackSlots allows pays for every frame's code on
+// the way down (where the refuels it reaches forget what it paid), and on
+// the way back ran it all with no check (an audit's recursion of 170,000
+// frames with 245 dependent loads after its call went 6.9 s without
+// reaching $refuel). Checks after calls, where the code did not soon reach
+// a check, a call or a return, took 13,218 in a 3 MB Go module, its
+// compile 20 % longer; a function has fewer ways out (5,738 there).
+func (f frame) exit(locals uint64, check checkCode) []byte {
 	c := appendU32([]byte{0x20}, f.params+uint32(locals))
-	return append(appendS32(append(c, 0x41), returnDepth), 0x4b, 0x04, 0x40)
+	c = append(appendS32(append(c, 0x41), returnDepth), 0x4b, 0x04, 0x40)
+	at := len(c) + check.weightAt
+	c = append(append(c, check.code...), 0x0b)
+	copy(c[at:], putWeight(nil, exitCost))
+	return c
 }
 
 // restore is the code after each call: local.get $lvl  global.set $depth.
@@ -278,7 +298,8 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
 	out = append(out, f.entry(locals)...)
 	restore := f.restore(locals)
-	g := region{check: check, weight: -1, deep: f.deep(locals)}
+	g := region{check: check, weight: -1}
+	exit := f.exit(locals, check)
 	if r.p >= len(fn) || fn[r.p] != 0x03 {
 		out = g.start(out)
 	}
@@ -290,10 +311,6 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 			out = g.start(append(out, fn[copied:r.p]...))
 			copied = r.p
 			cost.blocks += 3 // the check's if
-		} else if !g.mayReturn(fn[r.p]) {
-			out = g.startReturn(append(out, fn[copied:r.p]...))
-			copied = r.p
-			cost.blocks += 6 // the depth test's if and the check's
 		}
 		at := r.p
 		kind, err := r.instruction(lim)
@@ -306,11 +323,13 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 			}
 		}
 		g.count(kind)
+		if exits(fn[at:r.p], len(labels)) {
+			out = append(append(out, fn[copied:at]...), exit...)
+			copied = at
+			cost.blocks += 6 // the depth test's if and the check's
+		}
 		var target bool // a branch may land right after it from another region
 		labels, target = g.branches(labels, fn[at:r.p])
-		if fn[at] == 0x0c {
-			g.returning = false // a br goes on at its target, which has a check
-		}
 		switch {
 		case kind == opLoop || target:
 			out = g.start(append(out, fn[copied:r.p]...))
@@ -321,7 +340,6 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 		case kind == opCall:
 			out = append(append(out, fn[copied:r.p]...), restore...)
 			copied = r.p
-			g.returning, g.tail = true, 0
 		case kind == opBulk:
 			out = append(append(out, fn[copied:at]...), bulk...)
 			copied = at
@@ -361,29 +379,32 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 // A check pays for the code from it to the next check: a region. A check
 // is placed at the function's entry, at each loop's head, when a region
 // grows long (due), and where a branch lands from another region
-// (branches). After a call comes a return check (mayReturn), which runs
-// only while the call stack is deep, and pays for the code from it to the
-// end of its region: the region goes on as if it were not there (the
-// region's check pays for that code too), for it may not run, and a branch
-// over it needs no check where it lands.
+// (branches).
 type region struct {
-	check     checkCode
-	deep      []byte // the code that opens a return check (frame.deep)
-	weight    int    // where in the output the region's check's weight is; -1 before the first
-	n         uint32 // instructions since it, as weighed
-	sinceCall uint32 // of them, since the last call, once there was one
-	called    bool
-	serial    int // counts the regions begun
-	// The return checks in the region: where their weights are, and n there.
-	rets []retCheck
-	// After a call, until a check: the instructions since (see mayReturn).
-	returning bool
-	tail      int
+	check  checkCode
+	weight int       // where in the output the region's check's weight is; -1 before the first
+	n      uint32    // instructions since it, as weighed
+	call   sinceCall // since the last call, by any way here
+	serial int       // counts the regions begun
 }
 
-type retCheck struct {
-	weight int
+// sinceCall is whether a call came since a region's check, by any way to a
+// point of its code, and if so the most instructions (as weighed) since:
+// a branch may skip the last call before it in the code.
+type sinceCall struct {
+	called bool
 	n      uint32
+}
+
+// join is what two ways to one point know together.
+func (s sinceCall) join(o sinceCall) sinceCall {
+	switch {
+	case !o.called:
+		return s
+	case !s.called:
+		return o
+	}
+	return sinceCall{called: true, n: max(s.n, o.n)}
 }
 
 // start ends the current region and begins one with a check at the end of
@@ -391,29 +412,14 @@ type retCheck struct {
 func (g *region) start(out []byte) []byte {
 	g.end(out)
 	g.weight = len(out) + g.check.weightAt
-	g.n, g.sinceCall, g.called = 0, 0, false
+	g.n, g.call = 0, sinceCall{}
 	g.serial++
-	g.returning = false
 	return append(out, g.check.code...)
 }
 
-// startReturn puts a return check at the end of out:
-//
-//	local.get $lvl  i32.const returnDepth  i32.gt_u  if  check  end
-func (g *region) startReturn(out []byte) []byte {
-	out = append(out, g.deep...)
-	g.rets = append(g.rets, retCheck{weight: len(out) + g.check.weightAt, n: g.n})
-	g.returning = false
-	return append(append(out, g.check.code...), 0x0b)
-}
-
-// end writes the weights of the current region's checks.
+// end writes the weight of the current region's check.
 func (g *region) end(out []byte) {
 	var w [5]byte
-	for _, c := range g.rets {
-		copy(out[c.weight:], putWeight(w[:0], max(g.n-c.n, 1)))
-	}
-	g.rets = g.rets[:0]
 	if g.weight >= 0 {
 		copy(out[g.weight:], putWeight(w[:0], max(g.n, 1)))
 	}
@@ -432,57 +438,15 @@ func (g *region) count(kind int) {
 		w = memoryWeight
 	}
 	g.n += w
-	g.sinceCall += w
+	g.call.n += w
 	if kind == opCall {
-		g.called, g.sinceCall = true, 0
+		g.call = sinceCall{called: true}
 	}
 }
 
 // due reports whether the region needs a check before its next instruction.
 func (g *region) due() bool {
-	return g.n >= maxStraight || g.called && g.sinceCall >= maxAfterCall
-}
-
-// maxReturnTail is how many instructions may follow a call before a
-// return check, a check, a return, a call or a loop.
-const maxReturnTail = 8
-
-// mayReturn reports whether the instruction of opcode op may come next
-// without a return check before it: after a call, the code that runs
-// before the next check must be a few instructions of about a cycle each.
-// That code was paid for by the check before the call, but it runs only
-// once the call returns, which may be much later: a recursion as deep as
-// maxStackSlots allows pays for every frame's code on the way down (where
-// the refuels it reaches forget what it paid), and on the way back runs it
-// all with no check (an audit's recursion of 170,000 frames with 245
-// dependent loads after its call went 6.9 s without reaching $refuel). So
-// a return check comes right after a call unless, within maxReturnTail
-// cheap instructions, going on or by a br or br_if (whose target then gets
-// a check: branches), the code returns, calls, begins a loop, or reaches a
-// check anyway. It runs only while the call stack weighs more than
-// returnDepth: a Go guest, which returns to code that loads at once after
-// most calls, ran 57% more checks with one at every return.
-func (g *region) mayReturn(op byte) bool {
-	if !g.returning {
-		return true
-	}
-	if g.tail >= maxReturnTail {
-		return false
-	}
-	switch {
-	case op == 0x0f, op == 0x10, op == 0x11, op == 0x03: // return, call, call_indirect, loop
-		g.returning = false
-		return true
-	case op == 0x02, op == 0x0b, op == 0x0c, op == 0x0d: // block, end, br, br_if
-	case op == 0x01, op == 0x1a, op == 0x1b, op >= 0x20 && op <= 0x24, op >= 0x41 && op <= 0xc4 &&
-		!(op >= 0x6d && op <= 0x70 || op >= 0x7f && op <= 0x82 || op == 0x91 || op == 0x95 || op == 0x9f || op == 0xa3):
-		// nop, drop, select, locals and globals, constants, and arithmetic
-		// but for divisions, remainders and square roots
-	default:
-		return false
-	}
-	g.tail++
-	return true
+	return g.n >= maxStraight || g.call.called && g.call.n >= maxAfterCall
 }
 
 // label is what region knows of a block, if or loop open: the regions its
@@ -495,9 +459,10 @@ func (g *region) mayReturn(op byte) bool {
 // 37 s without reaching $refuel.
 type label struct {
 	loop, isIf, hasElse bool
-	ifFrom              int  // the region of an if: its false edge's
-	from                int  // the region of the first branch to its end; -1 for none
-	returning           bool // one comes right after a call (mayReturn)
+	ifFrom              int       // the region of an if: its false edge's
+	ifCall              sinceCall // at the if
+	from                int       // the region of the first branch to its end; -1 for none
+	call                sinceCall // at the branches to its end
 }
 
 // branches follows the control instruction ins through labels, and
@@ -512,7 +477,7 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 		if l.from < 0 {
 			l.from = g.serial // regions only grow: the first is the earliest
 		}
-		l.returning = l.returning || g.returning
+		l.call = l.call.join(g.call)
 	}
 	r := &reader{b: ins, p: 1}
 	switch ins[0] {
@@ -521,7 +486,7 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 	case 0x03: // loop
 		labels = append(labels, label{loop: true, from: -1})
 	case 0x04: // if
-		labels = append(labels, label{isIf: true, ifFrom: g.serial, from: -1})
+		labels = append(labels, label{isIf: true, ifFrom: g.serial, ifCall: g.call, from: -1})
 	case 0x05: // else: the then arm goes on to the end, the false edge lands here
 		if len(labels) == 0 || !labels[len(labels)-1].isIf {
 			return labels, false // invalid: the compiler refuses it
@@ -529,6 +494,7 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 		to(0)
 		l := &labels[len(labels)-1]
 		l.hasElse = true
+		g.call = l.ifCall // the false edge is the way in
 		return labels, l.ifFrom != g.serial
 	case 0x0b: // end
 		if len(labels) == 0 {
@@ -539,7 +505,10 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 		if l.loop {
 			return labels, false
 		}
-		return labels, l.returning || l.from >= 0 && l.from != g.serial || l.isIf && !l.hasElse && l.ifFrom != g.serial
+		if g.call = g.call.join(l.call); l.isIf && !l.hasElse {
+			g.call = g.call.join(l.ifCall)
+		}
+		return labels, l.from >= 0 && l.from != g.serial || l.isIf && !l.hasElse && l.ifFrom != g.serial
 	case 0x0c, 0x0d: // br, br_if
 		to(r.u32())
 	case 0x0e: // br_table
@@ -548,6 +517,28 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 		}
 	}
 	return labels, false
+}
+
+// exits reports whether the instruction ins, with open blocks, ifs and
+// loops open, may leave the function: a return, the function's end, or a
+// branch to the function's label.
+func exits(ins []byte, open int) bool {
+	r := &reader{b: ins, p: 1}
+	switch ins[0] {
+	case 0x0f: // return
+		return true
+	case 0x0b: // end
+		return open == 0
+	case 0x0c, 0x0d: // br, br_if
+		return uint64(r.u32()) >= uint64(open)
+	case 0x0e: // br_table
+		for range r.count() + 1 {
+			if uint64(r.u32()) >= uint64(open) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // What instrumentFunc needs to know of an instruction.

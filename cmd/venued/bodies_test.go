@@ -209,6 +209,7 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
+	sent := time.Now()
 	fmt.Fprintf(conn, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", path, m.Addr)
 	first := bufio.NewReader(conn)
 	conn.SetReadDeadline(time.Now().Add(30 * time.Second))
@@ -219,6 +220,12 @@ func TestREST_LargeRecordsBudget(t *testing.T) {
 
 	start := time.Now()
 	waited := c.do(t, "GET", path, nil)
+	if held := 25 * time.Second; waited.status == http.StatusOK && time.Since(sent) > held {
+		// The first answer's write deadline, bodyTimeout and a second a
+		// MiB of its 24 MiB, has passed and let its charge go: under -race
+		// beside the other tests, reading the record twice took that long.
+		t.Skipf("the second reader was served %s after the first asked, past the %s the first may hold its charge unread", time.Since(sent), held)
+	}
 	if waited.status != http.StatusServiceUnavailable || waited.header.Get("Retry-After") == "" || !bytes.Contains(waited.body, []byte("large job records")) {
 		t.Fatalf("a second reader while the first holds the budget: %d (Retry-After %q) %.300s", waited.status, waited.header.Get("Retry-After"), waited.body)
 	}
