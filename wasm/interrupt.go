@@ -192,8 +192,8 @@ func splitSections(module []byte) ([]rawSection, error) {
 type moduleShape struct {
 	imported map[byte]uint32 // imports by kind: 0 functions, 2 memories, 3 globals
 	defined  map[byte]uint32 // entries of the type, function, memory and global sections
-	params   []uint32        // parameters of each type
-	fnParams []uint32        // parameters of each function the module defines
+	types    []fnType        // each type's
+	fns      []fnType        // of each function the module defines
 	voidType int64           // index of a type [] -> [], or -1
 	seen     map[byte]bool   // sections present
 	tables   []byte          // the table section with its bounds (boundTables)
@@ -255,24 +255,32 @@ func (m *moduleShape) readSection(s rawSection) error {
 	return r.err
 }
 
-// readFunctions reads the type of each function the module defines, for
-// its parameters' count.
+// fnType is what instrumentFunc needs of a function's type: its
+// parameters' count, and the block type of its results (for a block that
+// leaves as the function returns), or 0 where a byte does not say it:
+// several results, which a block names by a type of no parameters.
+type fnType struct {
+	params uint32
+	block  byte
+}
+
+// readFunctions reads the type of each function the module defines.
 func (m *moduleShape) readFunctions(r *reader) error {
 	n := r.u32() // bounded here, then entry by entry by the bytes left
 	if uint64(m.imported[0x00])+uint64(n) > maxFunctions {
 		return fmt.Errorf("%w: the module has %d functions; the venue takes at most %d", errMalformed, n, maxFunctions)
 	}
 	m.defined[secFunction] = n
-	m.fnParams = make([]uint32, 0, n)
+	m.fns = make([]fnType, 0, n)
 	for range n {
 		t := r.u32()
-		if r.err == nil && t >= uint32(len(m.params)) {
+		if r.err == nil && t >= uint32(len(m.types)) {
 			return fmt.Errorf("%w: a function has type %d, which does not exist", errMalformed, t)
 		}
 		if r.err != nil {
 			return r.err
 		}
-		m.fnParams = append(m.fnParams, m.params[t])
+		m.fns = append(m.fns, m.types[t])
 	}
 	return r.err
 }
@@ -291,7 +299,14 @@ func (m *moduleShape) readTypes(r *reader) error {
 		if r.err != nil {
 			return r.err
 		}
-		m.params = append(m.params, uint32(len(params)))
+		block := byte(0)
+		switch len(results) {
+		case 0:
+			block = 0x40
+		case 1:
+			block = results[0]
+		}
+		m.types = append(m.types, fnType{params: uint32(len(params)), block: block})
 		if len(params) == 0 && len(results) == 0 && m.voidType < 0 {
 			m.voidType = int64(i)
 		}
@@ -369,6 +384,15 @@ func (m *moduleShape) fuelGlobal() uint32      { return m.imported[0x03] + m.def
 func (m *moduleShape) interruptGlobal() uint32 { return m.fuelGlobal() + 1 }
 func (m *moduleShape) depthGlobal() uint32     { return m.fuelGlobal() + 2 }
 func (m *moduleShape) tmpGlobal() uint32       { return m.fuelGlobal() + 3 }
+// frames returns the frame of each function the module defines.
+func (m *moduleShape) frames() []frame {
+	fs := make([]frame, len(m.fns))
+	for i, t := range m.fns {
+		fs[i] = frame{params: t.params, depth: m.depthGlobal(), block: t.block}
+	}
+	return fs
+}
+
 func (m *moduleShape) refuelFunc() uint32      { return m.imported[0x00] + m.defined[secFunction] }
 func (m *moduleShape) refuelType() uint32 {
 	if m.voidType >= 0 {
@@ -414,7 +438,7 @@ func (m *moduleShape) rewrite(s rawSection) ([]byte, error) {
 	case secTable:
 		return m.tables, nil
 	case secCode:
-		code, pair, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()}, m.fnParams, m.depthGlobal())
+		code, pair, err := instrumentCode(s.body, m.check(), m.bulkCheck(), codeLimits{globals: m.fuelGlobal(), funcs: m.refuelFunc()}, m.frames())
 		if err != nil {
 			return nil, err
 		}

@@ -99,6 +99,54 @@ func mustBeInstrumented(t *testing.T, original, out []byte) {
 	}
 }
 
+// TestInstrument_WaysOut checks that a function returns what it did
+// before its returns became branches to the end of its way out, and that
+// a function of two results, whose ways out keep their own exit checks,
+// does too: by return, by a branch to the function's label, and at its
+// end, deep in the call stack or not.
+func TestInstrument_WaysOut(t *testing.T) {
+	// block  local.get 0  br_if 0  i32.const 7  return  end
+	// local.get 0  i32.const 2  i32.eq  if  i32.const 8  br 1  end  i32.const 9
+	one := []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x41, 0x07, 0x0f, 0x0b,
+		0x20, 0x00, 0x41, 0x02, 0x46, 0x04, 0x40, 0x41, 0x08, 0x0c, 0x01, 0x0b, 0x41, 0x09}
+	// The same with i32.const 1 after each result.
+	two := []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x41, 0x07, 0x41, 0x01, 0x0f, 0x0b,
+		0x20, 0x00, 0x41, 0x02, 0x46, 0x04, 0x40, 0x41, 0x08, 0x41, 0x01, 0x0c, 0x01, 0x0b, 0x41, 0x09, 0x41, 0x01}
+	// Calls itself n deep (local 1), then returns one's result for local 0.
+	deep := func(self byte) []byte {
+		return []byte{0x20, 0x01, 0x04, 0x40, 0x20, 0x00, 0x20, 0x01, 0x41, 0x01, 0x6b, 0x10, self, 0x0f, 0x0b, 0x20, 0x00, 0x10, 0x00}
+	}
+	mod := buildModule(nil, []wfunc{
+		{export: "one", params: []byte{tI32}, results: []byte{tI32}, body: one},
+		{export: "two", params: []byte{tI32}, results: []byte{tI32, tI32}, body: two},
+		{export: "deep", params: []byte{tI32, tI32}, results: []byte{tI32}, body: deep(2)},
+	}, 1)
+	out, _, err := instrument(mod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustBeInstrumented(t, mod, out)
+	m := mustInstrumented(t, mod)
+	for _, tc := range []struct {
+		fn   string
+		args []uint64
+		want []uint64
+	}{
+		{"one", []uint64{0}, []uint64{7}},
+		{"one", []uint64{1}, []uint64{9}},
+		{"one", []uint64{2}, []uint64{8}},
+		{"two", []uint64{0}, []uint64{7, 1}},
+		{"two", []uint64{1}, []uint64{9, 1}},
+		{"two", []uint64{2}, []uint64{8, 1}},
+		{"deep", []uint64{2, 3000}, []uint64{8}}, // past returnDepth: the exit checks run
+	} {
+		got, err := m.ExportedFunction(tc.fn).Call(context.Background(), tc.args...)
+		if err != nil || !slices.Equal(got, tc.want) {
+			t.Errorf("%s%v = %v, %v; want %v", tc.fn, tc.args, got, err, tc.want)
+		}
+	}
+}
+
 // maxUnchecked is the most instructions (as weighed) that may run between
 // checks: those of a region, whose check comes once it weighs maxStraight,
 // and the instruction that passes it.
@@ -127,13 +175,20 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			locals += uint64(f.u32())
 			f.byte()
 		}
-		fr := frame{params: m.fnParams[i], depth: m.depthGlobal()}
+		fr := m.frames()[i]
 		entry, restore, exit := fr.entry(locals-1), fr.restore(locals-1), fr.exit(locals-1, check) // $lvl is the last local
 		if !bytes.HasPrefix(fn[f.p:], entry) {
 			t.Fatalf("function %d does not start with its frame's entry", i)
 		}
 		f.p += len(entry)
-		if !check.matches(fn[f.p:]) && fn[f.p] != 0x03 {
+		body := f.p // after the way out's block, if any, which opens a label as any block does
+		if fr.block != 0 {
+			if !bytes.HasPrefix(fn[f.p:], []byte{0x02, fr.block}) {
+				t.Fatalf("function %d does not start with the block of its way out", i)
+			}
+			body += 2
+		}
+		if !check.matches(fn[body:]) && fn[body] != 0x03 {
 			t.Fatalf("function %d does not start with the check or a loop", i)
 		}
 		// The code as a list of checks and instructions (the instrument's
@@ -236,8 +291,8 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			cost := make([]uint32, len(items)+1)
 			reach := func(k int, d uint32) uint32 { // a branch at k to the label d out
 				ls := at[k]
-				if int(d) >= len(ls) {
-					return 0 // a return
+				if int(d) >= len(ls) || fr.block != 0 && int(d) == len(ls)-1 {
+					return 0 // a return, or a branch to the way out
 				}
 				if o := items[ls[len(ls)-1-int(d)]]; o.op == 0x03 {
 					return 0 // the loop's head: its check
@@ -423,9 +478,9 @@ func mustInstrumented(t *testing.T, module []byte) api.Module {
 	return mod
 }
 
-// FuzzInstrument: whatever bytes arrive, instrument refuses them or
-// returns a module with the check at every function entry and loop head,
-// and never panics.
+// FuzzInstrument: whatever bytes arrive, instrument refuses them, or
+// returns a module the compiler refuses, or one whose checks checkBodies
+// finds where they must be; and never panics.
 func FuzzInstrument(f *testing.F) {
 	spin := wfunc{export: "spin", body: []byte{0x03, 0x40, 0x0c, 0x00, 0x0b}}
 	f.Add(buildModule(nil, []wfunc{spin}, 1))
@@ -435,11 +490,22 @@ func FuzzInstrument(f *testing.F) {
 	f.Add(buildModule(nil, []wfunc{{export: "f", params: []byte{tI32}, body: []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x03, 0x40, 0x0b, 0x0b, 0x01,
 		0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x05, 0x01, 0x0b, 0x20, 0x00, 0x04, 0x40, 0x03, 0x40, 0x0b, 0x0b, 0x01}}}, 1))
 	f.Add(skipSpin(3))
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	f.Cleanup(func() { rt.Close(ctx) })
 	f.Fuzz(func(t *testing.T, module []byte) {
 		out, _, err := instrument(module)
 		if err != nil {
 			return
 		}
+		// What the compiler refuses never runs, however it is checked (a
+		// function's end before its last byte, say); the interpreter
+		// validates as the compiler does.
+		c, err := rt.CompileModule(ctx, out)
+		if err != nil {
+			return
+		}
+		c.Close(ctx)
 		mustBeInstrumented(t, module, out)
 	})
 }
@@ -529,14 +595,14 @@ func TestInstrument_Bounds(t *testing.T) {
 		for range n {
 			code = append(append(code, uleb(uint64(len(fn)))...), fn...)
 		}
-		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]uint32, n), 0); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
+		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]frame, n)); err == nil || !strings.Contains(err.Error(), "over 4000000 locals in all") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
 	t.Run("a function too large", func(t *testing.T) {
 		fn := append(append([]byte{0x00}, bytes.Repeat([]byte{0x01}, maxFunctionSize)...), 0x0b)
 		code := append(append(uleb(1), uleb(uint64(len(fn)))...), fn...)
-		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]uint32, 1), 0); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
+		if _, _, err := instrumentCode(code, checkCode{}, nil, codeLimits{}, make([]frame, 1)); err == nil || !strings.Contains(err.Error(), "has 7654323 bytes; the venue takes at most 7654321") {
 			t.Fatalf("instrumentCode: %v", err)
 		}
 	})
@@ -596,7 +662,7 @@ func TestInstrument_CompileMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, pair := uint64(250*memOpMemory+2*6*blockMemory), shape.pairMemory; pair != want {
-		t.Fatalf("pair = %d, want %d (the 150 and 100 loads and each function's exit check; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
+	if want, pair := uint64(250*memOpMemory+2*7*blockMemory), shape.pairMemory; pair != want {
+		t.Fatalf("pair = %d, want %d (the 150 and 100 loads, and each function's way out and exit check; the 10 ifs weigh %d)", pair, want, 30*blockMemory)
 	}
 }

@@ -166,21 +166,20 @@ type codeLimits struct {
 // after its locals (unless it starts with a loop, whose check comes at
 // once) and after the block type of each of its loops, and bulk before
 // each bulk memory or table instruction; and the accounting of its frame
-// on the global depth (see frame). fnParams holds each function's
-// parameter count.
+// on the global depth (see frame). frames holds each function's frame.
 //
 // It also returns what compiling its two heaviest functions at once would
 // hold (compileMemory), which decides whether the module may compile on
 // two goroutines (Host.compile).
-func instrumentCode(body []byte, check checkCode, bulk []byte, lim codeLimits, fnParams []uint32, depth uint32) ([]byte, uint64, error) {
+func instrumentCode(body []byte, check checkCode, bulk []byte, lim codeLimits, frames []frame) ([]byte, uint64, error) {
 	r := &reader{b: body}
 	n := r.count()
 	out := appendU32(make([]byte, 0, len(body)+len(body)/16), n)
 	total, blockCost := uint64(0), uint64(0)
 	var all funcCost       // calls and memory operations of the functions so far
 	var heaviest [2]uint64 // the two largest compileMemory, largest first
-	if int(n) != len(fnParams) {
-		return nil, 0, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(fnParams))
+	if int(n) != len(frames) {
+		return nil, 0, fmt.Errorf("%w: the code section has %d bodies for %d functions", errMalformed, n, len(frames))
 	}
 	for i := range n {
 		size := r.u32()
@@ -191,7 +190,7 @@ func instrumentCode(body []byte, check checkCode, bulk []byte, lim codeLimits, f
 		if r.err != nil {
 			return nil, 0, r.err
 		}
-		code, locals, cost, err := instrumentFunc(fn, check, bulk, lim, frame{params: fnParams[i], depth: depth})
+		code, locals, cost, err := instrumentFunc(fn, check, bulk, lim, frames[i])
 		if err != nil {
 			return nil, 0, fmt.Errorf("function %d of the code section: %w", i, err)
 		}
@@ -218,9 +217,11 @@ func instrumentCode(body []byte, check checkCode, bulk []byte, lim codeLimits, f
 
 // frame is what a function's accounting of its frame on the call stack
 // needs: its parameter count, for its local's index and its weight, and
-// the global that sums the weights.
+// the global that sums the weights; and the block type of its results
+// (fnType), for its ways out.
 type frame struct {
 	params, depth uint32
+	block         byte
 }
 
 // entry is the code at the start of a function of locals locals, whose
@@ -261,7 +262,11 @@ const exitCost = maxAfterCall + memoryWeight
 // frames with 245 dependent loads after its call went 6.9 s without
 // reaching $refuel). Checks after calls, where the code did not soon reach
 // a check, a call or a return, took 13,218 in a 3 MB Go module, its
-// compile 20 % longer; a function has fewer ways out (5,738 there).
+// compile 20 % longer; a function has fewer ways out (5,738 there), and
+// all lead to one place once its body is a block, the way out, whose
+// returns become branches to its end (2,120 exit checks; a function of
+// several results, which a block names by a type the module may lack,
+// has one before each way out).
 func (f frame) exit(locals uint64, check checkCode) []byte {
 	c := appendU32([]byte{0x20}, f.params+uint32(locals))
 	c = append(appendS32(append(c, 0x41), returnDepth), 0x4b, 0x04, 0x40)
@@ -294,9 +299,14 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 	if locals > maxLocals {
 		return nil, 0, funcCost{}, fmt.Errorf("%w: a function declares %d locals; the venue takes at most %d", errMalformed, locals, maxLocals)
 	}
+	var cost funcCost
 	out := appendU32(make([]byte, 0, len(fn)+len(check.code)*4+32), groups+1)
 	out = append(append(out, fn[start:r.p]...), 0x01, 0x7f) // $lvl, an i32
 	out = append(out, f.entry(locals)...)
+	if f.block != 0 {
+		out = append(out, 0x02, f.block) // the way out (see frame.exit)
+		cost.blocks++
+	}
 	restore := f.restore(locals)
 	g := region{check: check, weight: -1}
 	exit := f.exit(locals, check)
@@ -304,7 +314,6 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 		out = g.start(out)
 	}
 	copied, depth := r.p, 0
-	var cost funcCost
 	var labels []label // the blocks, ifs and loops open, innermost last
 	for r.p < len(fn) {
 		if g.due() {
@@ -324,9 +333,20 @@ func instrumentFunc(fn []byte, check checkCode, bulk []byte, lim codeLimits, f f
 		}
 		g.count(kind)
 		if exits(fn[at:r.p], len(labels)) {
-			out = append(append(out, fn[copied:at]...), exit...)
-			copied = at
-			cost.blocks += 6 // the depth test's if and the check's
+			switch {
+			case f.block == 0: // each way out has its exit check
+				out = append(append(out, fn[copied:at]...), exit...)
+				copied = at
+				cost.blocks += 6 // the depth test's if and the check's
+			case fn[at] == 0x0f: // return: a branch to the end of the way out
+				out = appendU32(append(append(out, fn[copied:at]...), 0x0c), uint32(len(labels)))
+				copied = r.p
+			case fn[at] == 0x0b: // the function's end: the way out's, then the exit check
+				out = append(append(append(out, fn[copied:at]...), 0x0b), exit...)
+				copied = at
+				cost.blocks += 6
+				g.count(opEnd)
+			}
 		}
 		var target bool // a branch may land right after it from another region
 		labels, target = g.branches(labels, fn[at:r.p])
