@@ -384,6 +384,13 @@ func (m *moduleShape) fuelGlobal() uint32      { return m.imported[0x03] + m.def
 func (m *moduleShape) interruptGlobal() uint32 { return m.fuelGlobal() + 1 }
 func (m *moduleShape) depthGlobal() uint32     { return m.fuelGlobal() + 2 }
 func (m *moduleShape) tmpGlobal() uint32       { return m.fuelGlobal() + 3 }
+func (m *moduleShape) refuelFunc() uint32      { return m.imported[0x00] + m.defined[secFunction] }
+func (m *moduleShape) refuelType() uint32 {
+	if m.voidType >= 0 {
+		return uint32(m.voidType)
+	}
+	return m.defined[secType]
+}
 
 // frames returns the frame of each function the module defines.
 func (m *moduleShape) frames() []frame {
@@ -392,14 +399,6 @@ func (m *moduleShape) frames() []frame {
 		fs[i] = frame{params: t.params, depth: m.depthGlobal(), block: t.block}
 	}
 	return fs
-}
-
-func (m *moduleShape) refuelFunc() uint32 { return m.imported[0x00] + m.defined[secFunction] }
-func (m *moduleShape) refuelType() uint32 {
-	if m.voidType >= 0 {
-		return uint32(m.voidType)
-	}
-	return m.defined[secType]
 }
 
 // rewrite returns the section's body with instrument's additions.
