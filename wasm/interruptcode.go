@@ -539,8 +539,8 @@ func (g *region) branches(labels []label, ins []byte) ([]label, bool) {
 	return labels, false
 }
 
-// exits reports whether the instruction ins, with open blocks, ifs and
-// loops open, may leave the function: a return, the function's end, or a
+// exits reports whether the instruction ins, inside open blocks, ifs and
+// loops, may leave the function: a return, the function's end, or a
 // branch to the function's label.
 func exits(ins []byte, open int) bool {
 	r := &reader{b: ins, p: 1}
