@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gridvenue/venue/runtime/agent"
 	"github.com/gridvenue/venue/sql/sqltest"
 )
 
@@ -400,6 +402,40 @@ func TestAgents_ForkKeepsTheTransition(t *testing.T) {
 		}
 	}
 	c.refused(t, "v/ops/agent/fork", `{"sourceId": "src", "agentId": "g", "config": {"operation": 7}}`, "config.operation must be the transition's operation reference")
+}
+
+// TestAgents_ConfigDefaults: an agent's config holds what the
+// specification's record does, its transition, model and system prompt,
+// however little the create named; the model only where the default
+// transition calls a provider itself.
+func TestAgents_ConfigDefaults(t *testing.T) {
+	m := MustRunMain(t, "")
+	c := newClient(m)
+	for _, tc := range []struct {
+		name, config, want string
+	}{
+		{"no config", ``, `{"operation":"v/ops/llmagent/chat","model":"` + agent.DefaultModel + `","systemPrompt":""}`},
+		{"a model", `{"model": "m1", "systemPrompt": "hi"}`, `{"operation":"v/ops/llmagent/chat","model":"m1","systemPrompt":"hi"}`},
+		{"a model of its own operation", `{"llmOperation": "v/ops/x"}`, `{"operation":"v/ops/llmagent/chat","llmOperation":"v/ops/x","systemPrompt":""}`},
+		{"another transition", `{"operation": "v/ops/transition/scripted"}`, `{"operation":"v/ops/transition/scripted","systemPrompt":""}`},
+		{"the minimal template", `"template:minimal"`, `{"operation":"v/ops/llmagent/chat","provider":"openai","model":"` + agent.DefaultModel + `","systemPrompt":"You are a helpful assistant. Answer briefly.","tools":[]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := `{"agentId": "d", "overwrite": true}`
+			if tc.config != "" {
+				in = `{"agentId": "d", "overwrite": true, "config": ` + tc.config + `}`
+			}
+			c.out(t, "v/ops/agent/create", in)
+			var got, want map[string]any
+			if err := json.Unmarshal(c.read(t, "g/d/config"), &got); err != nil {
+				t.Fatal(err)
+			}
+			json.Unmarshal([]byte(tc.want), &want)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("config %v, want %v", got, want)
+			}
+		})
+	}
 }
 
 // TestAgents_SurviveRestart: an agent's config, sessions, pending messages,

@@ -92,8 +92,12 @@ func readConfig(ctx context.Context, eng *runtime.Engine, raw json.RawMessage) (
 	return cfg, nil
 }
 
-// withDefaults names the default transition in a config that names none,
-// after checking the config.
+// withDefaults completes a config, after checking it, with what the
+// specification's agent record always holds: the transition (the default
+// one where the config names none), the model (DefaultModel, for the
+// default transition where neither a model nor an llmOperation is named;
+// with none, it asked the provider for model "" and failed every turn)
+// and the system prompt ("" for none, as before).
 func withDefaults(cfg map[string]any) (map[string]any, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
@@ -101,8 +105,18 @@ func withDefaults(cfg map[string]any) (map[string]any, error) {
 	if op, _ := cfg["operation"].(string); op == "" {
 		cfg["operation"] = DefaultTransition
 	}
+	if _, named := cfg["model"]; !named && cfg["operation"] == DefaultTransition && cfg["llmOperation"] == nil {
+		cfg["model"] = DefaultModel
+	}
+	if _, named := cfg["systemPrompt"]; !named {
+		cfg["systemPrompt"] = ""
+	}
 	return cfg, nil
 }
+
+// DefaultModel is the model of an agent on the default transition whose
+// config names none: the minimal template's.
+const DefaultModel = "gpt-4o-mini"
 
 // checkConfig refuses an operation that is not a reference: the loop would
 // run the default transition in its place without a word, and on the

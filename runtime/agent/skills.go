@@ -241,11 +241,11 @@ func readSkills(ctx context.Context, env *runtime.Env, set string, items []json.
 	return out, nil
 }
 
-// skillsConfig is from-skills' agent config: config resolved as create
-// resolves it, the input's other config fields (systemPrompt, operation,
+// skillsConfig is from-skills' agent config: config read as create reads
+// it, the input's other config fields (systemPrompt, operation,
 // llmOperation, model, ...) laid over it, and the skills added to its own.
 func skillsConfig(ctx context.Context, eng *runtime.Engine, in, base json.RawMessage, skills []*pendingSkill) (json.RawMessage, error) {
-	cfg, err := resolveConfig(ctx, eng, base)
+	cfg, err := readConfig(ctx, eng, base) // the defaults once the input's fields are in
 	if err != nil {
 		return nil, err
 	}
