@@ -15,11 +15,12 @@ import (
 //
 //   - $fuel counts down at the entry of every function, the head of every
 //     loop, in straight code every maxStraight instructions (and
-//     maxAfterCall after a call), and where a branch lands past a check,
-//     each check by the instructions it comes before, up to the next check
-//     (loads and stores weigh memoryWeight); before a function's ways out,
-//     while the call stack is deep, by the code a return runs to (its exit
-//     check, frame.exit); and
+//     maxAfterCall after a call), and where a branch lands past a check
+//     (there, where every way comes from code that began with a check, a
+//     payment: the check without its test), each by the instructions it
+//     comes before, up to the next (loads and stores weigh memoryWeight);
+//     at a function's end, where its returns lead, while the call stack is
+//     deep, by the code a return runs to (its exit check, frame.exit); and
 //     before every bulk memory or table instruction by the size it is given
 //     (bulkCheck, which keeps the size in $tmp). A guest that runs on
 //     keeps reaching these checks, and pays for the code it runs, whatever
@@ -462,6 +463,7 @@ func exportGlobal(name string, i uint32) []byte {
 type checkCode struct {
 	code     []byte
 	weightAt int
+	paysTo   int // the end of its payment: the code before its test
 }
 
 // check is the code placed at every function entry and loop head, and in
@@ -475,12 +477,17 @@ func (m *moduleShape) check() checkCode {
 	fuel := appendU32(nil, m.fuelGlobal())
 	c := append(append([]byte{0x23}, fuel...), 0x41)
 	at := len(c)
-	c = append(putWeight(c, 1), 0x6b, 0x24)
-	c = append(append(append(c, fuel...), 0x23), fuel...)
+	c = append(append(putWeight(c, 1), 0x6b, 0x24), fuel...)
+	paid := len(c)
+	c = append(append(c, 0x23), fuel...)
 	c = append(c, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10)
 	c = append(appendU32(c, m.refuelFunc()), 0x0b)
-	return checkCode{code: c, weightAt: at}
+	return checkCode{code: c, weightAt: at, paysTo: paid}
 }
+
+// payment is the check without its test: where a branch lands, it may do
+// (label).
+func (c checkCode) payment() []byte { return c.code[:c.paysTo] }
 
 // putWeight appends w as a signed LEB128 of exactly 5 bytes, the most an
 // i32.const takes, so that a weight can be written in later.
@@ -492,6 +499,12 @@ func putWeight(b []byte, w uint32) []byte {
 func (c checkCode) matches(b []byte) bool {
 	return len(b) >= len(c.code) && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
 		bytes.Equal(b[c.weightAt+5:len(c.code)], c.code[c.weightAt+5:])
+}
+
+// matchesPayment reports whether b starts with the check's payment.
+func (c checkCode) matchesPayment(b []byte) bool {
+	return len(b) >= c.paysTo && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
+		bytes.Equal(b[c.weightAt+5:c.paysTo], c.code[c.weightAt+5:c.paysTo])
 }
 
 // bulkCost is what a bulk memory or table instruction takes from $fuel

@@ -147,18 +147,24 @@ func TestInstrument_WaysOut(t *testing.T) {
 	}
 }
 
-// maxUnchecked is the most instructions (as weighed) that may run between
-// checks: those of a region, whose check comes once it weighs maxStraight,
-// and the instruction that passes it.
-const maxUnchecked = maxStraight + memoryWeight
+// maxUnpaid is the most instructions (as weighed) that may run between
+// checks or payments: those of a region, which ends once the code since
+// the last check weighs maxStraight, and the instruction that passes it.
+// maxUnchecked is the most between checks: a region of a branch, and the
+// one it lands in with a payment (label).
+const (
+	maxUnpaid    = maxStraight + memoryWeight
+	maxUnchecked = 2 * maxUnpaid
+)
 
 // checkBodies checks that each function but $refuel starts with its
 // frame's entry and then the check or a loop, that each loop starts with
 // the check, each bulk instruction follows the bulk check and each call is
-// followed by the frame's restore; that each check weighs at least the
-// instructions that may run, by any way the branches take, before the
-// next check, and that no more than maxStraight come between checks in
-// straight code, nor maxUnchecked (as weighed) by any way; and that each
+// followed by the frame's restore; that each check and payment weighs at
+// least the instructions that may run, by any way the branches take,
+// before the next, and that no more than maxStraight come between checks
+// in straight code, nor maxUnpaid (as weighed) between checks or payments
+// by any way, nor maxUnchecked between checks; and that each
 // way out of a function follows its exit check, which pays for what a
 // return runs to: at most exitCost (as weighed) before a check, a call or
 // a return.
@@ -197,6 +203,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 		type item struct {
 			at     int
 			check  bool
+			pay    bool // a payment: a check without its test
 			exit   bool // an exit check
 			weight uint32
 			op     byte
@@ -217,6 +224,11 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 				items = append(items, item{at: f.p, check: true, weight: (&reader{b: fn, p: f.p + check.weightAt}).u32()})
 				f.p += len(check.code)
 				since = 0
+				continue
+			}
+			if check.matchesPayment(fn[f.p:]) {
+				items = append(items, item{at: f.p, pay: true, weight: (&reader{b: fn, p: f.p + check.weightAt}).u32()})
+				f.p += check.paysTo
 				continue
 			}
 			if bytes.HasPrefix(fn[f.p:], exit) {
@@ -308,7 +320,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 				case stops(it):
 					cost[k] = 0
 					continue
-				case it.check || it.exit:
+				case it.check || it.pay || it.exit:
 					cost[k] = next
 					continue
 				case it.op == 0x0c:
@@ -339,20 +351,23 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			}
 			return cost
 		}
-		// Each check pays for what may run before the next.
-		unpaid := most(func(it item) bool { return it.check })
+		// Each check and payment pays for what may run before the next.
+		unpaid := most(func(it item) bool { return it.check || it.pay })
 		for k, it := range items {
-			if it.check && it.weight < unpaid[k+1] {
+			if (it.check || it.pay) && it.weight < unpaid[k+1] {
 				t.Fatalf("function %d: the check at byte %d weighs %d, and %d instructions may run before the next", i, it.at, it.weight, unpaid[k+1])
 			}
 		}
 		// No way through the branches runs long before a check, and none
 		// from a call back to a check, a call or a return longer than the
 		// callee's exit check paid for.
-		if n := slices.Max(unpaid); n > maxUnchecked {
+		if n := slices.Max(unpaid); n > maxUnpaid {
+			t.Fatalf("function %d: %d instructions (as weighed) may run without a check or payment", i, n)
+		}
+		if n := slices.Max(most(func(it item) bool { return it.check })); n > maxUnchecked {
 			t.Fatalf("function %d: %d instructions (as weighed) may run without a check", i, n)
 		}
-		tail := most(func(it item) bool { return it.check || it.kind == opCall })
+		tail := most(func(it item) bool { return it.check || it.pay || it.kind == opCall })
 		for k, it := range items {
 			if it.kind == opCall && tail[k+1] > exitCost {
 				t.Fatalf("function %d: the call at byte %d returns to %d instructions (as weighed) before a check, a call or a return", i, it.at, tail[k+1])
