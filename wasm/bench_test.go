@@ -121,11 +121,7 @@ func BenchmarkFirstCall(b *testing.B) {
 			ctx := jobContext(b)
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				h, err := New(ctx, Config{})
-				if err != nil {
-					b.Fatal(err)
-				}
-				mod := withCustomSection(wasm, i)
+				h, mod := freshHost(b, ctx, wasm, i)
 				x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
 				b.StartTimer()
 				mustExec(b, ctx, x, &venue.Operation{Name: "wasm"}, json.RawMessage(benchInput))
@@ -148,11 +144,7 @@ func BenchmarkCompile(b *testing.B) {
 	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		h, err := New(ctx, Config{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		mod := withCustomSection(wasm, i)
+		h, mod := freshHost(b, ctx, wasm, i)
 		before := processorTime()
 		b.StartTimer()
 		if _, err := h.Compile(ctx, mod); err != nil {
@@ -164,6 +156,16 @@ func BenchmarkCompile(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
+}
+
+// freshHost returns a new host, and wasm made new to every cache by a
+// custom section that holds i.
+func freshHost(b *testing.B, ctx context.Context, wasm []byte, i int) (*Host, []byte) {
+	h, err := New(ctx, Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, withCustomSection(wasm, i)
 }
 
 // processorTime is the processor time the process has taken.
