@@ -164,10 +164,10 @@ const (
 // least the instructions that may run, by any way the branches take,
 // before the next, and that no more than maxStraight come between checks
 // in straight code, nor maxUnpaid (as weighed) between checks or payments
-// by any way, nor maxUnchecked between checks; and that each
-// way out of a function follows its exit check, which pays for what a
-// return runs to: at most exitCost (as weighed) before a check, a call or
-// a return.
+// by any way, nor maxUnchecked between checks; and that each way out of a
+// function follows its exit check, which pays for what a return runs to:
+// at most exitCost (as weighed) before a check, a payment, a call or a
+// return.
 func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
 	check, bulk := m.check(), m.bulkCheck()
