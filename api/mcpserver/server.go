@@ -103,6 +103,11 @@ func New(e Engine, opts Options) *Server {
 	return s
 }
 
+// isInitialized reports whether msg is the client's notifications/initialized.
+func isInitialized(msg map[string]json.RawMessage) bool {
+	return msg != nil && methodOf(msg) == "notifications/initialized" && msg["id"] == nil
+}
+
 // ServeHTTP serves /mcp. The request's context must carry its caller.
 // A plain tools/call on a live session is answered directly; everything
 // else goes to the SDK, and every POST counts as use of its session. What
@@ -130,6 +135,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if sess := s.sessions.get(r.Header.Get("Mcp-Session-Id")); sess != nil && sess.ownedBy(r) {
 			sess.begin()
 			defer sess.end()
+			if isInitialized(msg) {
+				// The SDK takes the notification in after its 202: a tools/call
+				// sent at once went to the SDK's path, where a cancel cannot be
+				// told from a client gone away (abandoned), until it had.
+				sess.ready.Store(true)
+			}
 		}
 	}
 	if r.Method == http.MethodGet {

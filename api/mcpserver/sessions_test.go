@@ -255,3 +255,35 @@ func TestSessions_AShareIsACallerOfItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestSessions_ReadyOnceInitializedIsAnswered: a session serves tools/call
+// on the direct path as soon as the answer to its notifications/initialized
+// is back. The SDK takes the notification in after answering 202, so a
+// call sent at once went to its path, where notifications/cancelled cannot
+// be told from a client gone away and the job went on (TestMCP_CancelledCall
+// failed so on a busy machine).
+func TestSessions_ReadyOnceInitializedIsAnswered(t *testing.T) {
+	s := New(noEngine{}, Options{})
+	post := func(sid, body string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			r.Header.Set("Mcp-Session-Id", sid)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		r = r.WithContext(venue.WithCaller(r.Context(), venue.Caller{DID: "did:key:zready"}))
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		return w
+	}
+	for i := range 20 {
+		sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`).Header().Get("Mcp-Session-Id")
+		if w := post(sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); w.Code != http.StatusAccepted {
+			t.Fatalf("initialized: %d %s", w.Code, w.Body)
+		}
+		if sess := s.sessions.get(sid); sess == nil || !sess.ready.Load() {
+			t.Fatalf("session %d not ready for the direct path once its initialized notification was answered", i)
+		}
+	}
+}
