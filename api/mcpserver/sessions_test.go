@@ -220,16 +220,7 @@ func TestSessions_AShareIsACallerOfItsOwn(t *testing.T) {
 		return r.WithContext(venue.WithCaller(r.Context(), c))
 	}
 	post := func(share, sid, body string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			r.Header.Set("Mcp-Session-Id", sid)
-			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, as(r, share))
-		return w
+		return postMCP(s, func(r *http.Request) *http.Request { return as(r, share) }, sid, body)
 	}
 	open := func(share string) string {
 		sid := post(share, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`).Header().Get("Mcp-Session-Id")
@@ -265,17 +256,9 @@ func TestSessions_AShareIsACallerOfItsOwn(t *testing.T) {
 func TestSessions_ReadyOnceInitializedIsAnswered(t *testing.T) {
 	s := New(noEngine{}, Options{})
 	post := func(sid, body string) *httptest.ResponseRecorder {
-		r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		if sid != "" {
-			r.Header.Set("Mcp-Session-Id", sid)
-			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		r = r.WithContext(venue.WithCaller(r.Context(), venue.Caller{DID: "did:key:zready"}))
-		w := httptest.NewRecorder()
-		s.ServeHTTP(w, r)
-		return w
+		return postMCP(s, func(r *http.Request) *http.Request {
+			return r.WithContext(venue.WithCaller(r.Context(), venue.Caller{DID: "did:key:zready"}))
+		}, sid, body)
 	}
 	for i := range 20 {
 		sid := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`).Header().Get("Mcp-Session-Id")
@@ -286,4 +269,19 @@ func TestSessions_ReadyOnceInitializedIsAnswered(t *testing.T) {
 			t.Fatalf("session %d not ready for the direct path once its initialized notification was answered", i)
 		}
 	}
+}
+
+// postMCP POSTs body to s on session sid (none if ""), as the caller that
+// as puts in the request.
+func postMCP(s *Server, as func(*http.Request) *http.Request, sid, body string) *httptest.ResponseRecorder {
+	r := httptest.NewRequest("POST", "http://127.0.0.1/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		r.Header.Set("Mcp-Session-Id", sid)
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	w := httptest.NewRecorder()
+	s.ServeHTTP(w, as(r))
+	return w
 }
