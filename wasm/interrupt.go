@@ -496,15 +496,16 @@ func putWeight(b []byte, w uint32) []byte {
 }
 
 // matches reports whether b starts with the check, whatever its weight.
-func (c checkCode) matches(b []byte) bool {
-	return len(b) >= len(c.code) && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
-		bytes.Equal(b[c.weightAt+5:len(c.code)], c.code[c.weightAt+5:])
-}
+func (c checkCode) matches(b []byte) bool { return c.matchesTo(b, len(c.code)) }
 
 // matchesPayment reports whether b starts with the check's payment.
-func (c checkCode) matchesPayment(b []byte) bool {
-	return len(b) >= c.paysTo && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
-		bytes.Equal(b[c.weightAt+5:c.paysTo], c.code[c.weightAt+5:c.paysTo])
+func (c checkCode) matchesPayment(b []byte) bool { return c.matchesTo(b, c.paysTo) }
+
+// matchesTo reports whether b starts with the check's code up to end,
+// whatever its weight.
+func (c checkCode) matchesTo(b []byte, end int) bool {
+	return len(b) >= end && bytes.Equal(b[:c.weightAt], c.code[:c.weightAt]) &&
+		bytes.Equal(b[c.weightAt+5:end], c.code[c.weightAt+5:end])
 }
 
 // bulkCost is what a bulk memory or table instruction takes from $fuel

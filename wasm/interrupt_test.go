@@ -112,14 +112,13 @@ func TestInstrument_WaysOut(t *testing.T) {
 	// The same with i32.const 1 after each result.
 	two := []byte{0x02, 0x40, 0x20, 0x00, 0x0d, 0x00, 0x41, 0x07, 0x41, 0x01, 0x0f, 0x0b,
 		0x20, 0x00, 0x41, 0x02, 0x46, 0x04, 0x40, 0x41, 0x08, 0x41, 0x01, 0x0c, 0x01, 0x0b, 0x41, 0x09, 0x41, 0x01}
-	// Calls itself n deep (local 1), then returns one's result for local 0.
-	deep := func(self byte) []byte {
-		return []byte{0x20, 0x01, 0x04, 0x40, 0x20, 0x00, 0x20, 0x01, 0x41, 0x01, 0x6b, 0x10, self, 0x0f, 0x0b, 0x20, 0x00, 0x10, 0x00}
-	}
+	// Calls itself (function 2) local 1 deep, then returns one's result for
+	// local 0.
+	deep := []byte{0x20, 0x01, 0x04, 0x40, 0x20, 0x00, 0x20, 0x01, 0x41, 0x01, 0x6b, 0x10, 0x02, 0x0f, 0x0b, 0x20, 0x00, 0x10, 0x00}
 	mod := buildModule(nil, []wfunc{
 		{export: "one", params: []byte{tI32}, results: []byte{tI32}, body: one},
 		{export: "two", params: []byte{tI32}, results: []byte{tI32, tI32}, body: two},
-		{export: "deep", params: []byte{tI32, tI32}, results: []byte{tI32}, body: deep(2)},
+		{export: "deep", params: []byte{tI32, tI32}, results: []byte{tI32}, body: deep},
 	}, 1)
 	out, _, err := instrument(mod)
 	if err != nil {
@@ -170,7 +169,7 @@ const (
 // return.
 func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 	t.Helper()
-	check, bulk := m.check(), m.bulkCheck()
+	check, bulk, frames := m.check(), m.bulkCheck(), m.frames()
 	r := &reader{b: code}
 	n := r.count()
 	for i := range n - 1 { // the last is $refuel, unchecked
@@ -181,7 +180,7 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			locals += uint64(f.u32())
 			f.byte()
 		}
-		fr := m.frames()[i]
+		fr := frames[i]
 		entry, restore, exit := fr.entry(locals-1), fr.restore(locals-1), fr.exit(locals-1, check) // $lvl is the last local
 		if !bytes.HasPrefix(fn[f.p:], entry) {
 			t.Fatalf("function %d does not start with its frame's entry", i)
@@ -288,11 +287,9 @@ func checkBodies(t *testing.T, code []byte, m *moduleShape, lim codeLimits) {
 			at[k] = labels
 			switch it.op {
 			case 0x02, 0x03, 0x04:
-				if !it.check {
-					labels = append(slices.Clone(labels), k)
-				}
+				labels = append(slices.Clone(labels), k)
 			case 0x0b:
-				if !it.check && len(labels) > 0 {
+				if len(labels) > 0 {
 					labels = labels[:len(labels)-1]
 				}
 			}

@@ -141,7 +141,7 @@ func (c *funcCost) check() error {
 	}{
 		{c.instructions, maxFuncInstructions, "instructions"},
 		{c.loops, maxFuncLoops, "loops"},
-		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target, and the venue adds three for each check it places, six after a call)"},
+		{c.blocks, maxFuncBlocks, "basic blocks (block and br_if make one, if three, loop five, a bulk instruction three, br_table one per target, and the venue adds three for each check it places, one for a function's way out and six for each exit check)"},
 		{c.calls, maxFuncCalls, "calls"},
 		{c.memoryOps, maxFuncMemoryOps, "loads and stores"},
 		{c.bulk, maxFuncBulk, "bulk memory and table instructions"},
@@ -436,29 +436,31 @@ func (s sinceCall) join(o sinceCall) sinceCall {
 // start ends the current region and begins one with a check at the end of
 // out.
 func (g *region) start(out []byte) []byte {
-	g.end(out)
-	g.weight = len(out) + g.check.weightAt
-	g.n, g.sinceTest, g.call = 0, 0, sinceCall{}
-	g.serial++
-	g.tested = true
-	return append(out, g.check.code...)
+	g.sinceTest, g.call = 0, sinceCall{}
+	return g.begin(out, g.check.code, true)
 }
 
 // startPaid ends the current region and begins one with a payment at the
 // end of out.
 func (g *region) startPaid(out []byte) []byte {
+	return g.begin(out, g.check.payment(), false)
+}
+
+// begin ends the current region and begins one with code, a check or its
+// payment, at the end of out.
+func (g *region) begin(out, code []byte, tested bool) []byte {
 	g.end(out)
 	g.weight = len(out) + g.check.weightAt
 	g.n = 0
 	g.serial++
-	g.tested = false
-	return append(out, g.check.payment()...)
+	g.tested = tested
+	return append(out, code...)
 }
 
 // end writes the weight of the current region's check.
 func (g *region) end(out []byte) {
-	var w [5]byte
 	if g.weight >= 0 {
+		var w [5]byte
 		copy(out[g.weight:], putWeight(w[:0], max(g.n, 1)))
 	}
 }

@@ -18,26 +18,13 @@ import (
 // n dependent f64.sqrt and f64.add, with no loop or call inside: one check
 // per iteration, however long the iteration runs.
 func straightSpin(n int) []byte {
-	one := binary.LittleEndian.AppendUint64([]byte{0x44}, math.Float64bits(1))
-	body := []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x2b, 0x03, 0x00}                // loop  i32.const 0  i32.const 0  f64.load
-	body = append(body, bytes.Repeat(append(append([]byte{0x9f}, one...), 0xa0), n)...) // (f64.sqrt  f64.const 1  f64.add)*n
-	body = append(body, 0x39, 0x03, 0x00, 0x0c, 0x00, 0x0b)                             // f64.store  br 0  end
-	body = append(body, i64Const(2)...)
-	return buildModule(nil, []wfunc{
-		{export: "venue_abi_1"},
-		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
-		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: body},
-	}, 1)
+	body := append([]byte{0x03, 0x40}, f64Work(n)...)             // loop  work
+	return reactorRunning(append(body, 0x0c, 0x00, 0x0b), nil, 1) // br 0  end
 }
 
 // quickReactor's venue_run writes {} at 0 and returns it.
 func quickReactor() []byte {
-	run := append(append(i32Const(0), i32Const(0x7d7b)...), 0x3b, 0x00, 0x00)
-	return buildModule(nil, []wfunc{
-		{export: "venue_abi_1"},
-		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
-		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(run, i64Const(2)...)},
-	}, 1)
+	return reactorRunning(append(append(i32Const(0), i32Const(0x7d7b)...), 0x3b, 0x00, 0x00), nil, 1) // i32.store16
 }
 
 // fillSpin is a reactor whose venue_run fills its memory of pages pages
@@ -45,11 +32,7 @@ func quickReactor() []byte {
 func fillSpin(pages int) []byte {
 	// loop  i32.const 0  i32.const 0  memory.size  i32.const 16  i32.shl  memory.fill  br 0  end
 	body := []byte{0x03, 0x40, 0x41, 0x00, 0x41, 0x00, 0x3f, 0x00, 0x41, 0x10, 0x74, 0xfc, 0x0b, 0x00, 0x0c, 0x00, 0x0b}
-	return buildModule(nil, []wfunc{
-		{export: "venue_abi_1"},
-		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
-		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(body, i64Const(2)...)},
-	}, pages)
+	return reactorRunning(body, nil, pages)
 }
 
 // f64Work is k dependent f64.sqrt and f64.add on the f64 at address 0:
