@@ -29,7 +29,7 @@ func (s *Store) PutAsset(ctx context.Context, id venue.AssetID, owner string, me
 		return s.chargeAssets(ctx, tx, owner, int64(len(meta)))
 	})
 	if err != nil {
-		return false, wrap(err, "put asset %s", id)
+		return false, wrap(ctx, err, "put asset %s", id)
 	}
 	return isNew, nil
 }
@@ -65,7 +65,7 @@ func (s *Store) Asset(ctx context.Context, id venue.AssetID) ([]byte, error) {
 		return nil, venue.Errorf(venue.ENOTFOUND, "Asset not found: %s", id)
 	}
 	if err != nil {
-		return nil, wrap(err, "load asset %s", id)
+		return nil, wrap(ctx, err, "load asset %s", id)
 	}
 	return meta, nil
 }
@@ -90,7 +90,7 @@ func (s *Store) ListAssets(ctx context.Context, offset, limit int) ([]venue.Asse
 		return err
 	})
 	if err != nil {
-		return nil, 0, wrap(err, "list assets")
+		return nil, 0, wrap(ctx, err, "list assets")
 	}
 	return ids, total, nil
 }

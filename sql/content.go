@@ -51,7 +51,7 @@ func (s *Store) NewContent(ctx context.Context, sha [32]byte, owner string) (run
 	rand.Read(u.id)
 	q := s.d.q("INSERT INTO content_uploads (id, created) VALUES (?, ?)")
 	if _, err := s.w.ExecContext(ctx, q, u.id, time.Now().UnixMilli()); err != nil {
-		return nil, wrap(err, "start content upload")
+		return nil, wrap(ctx, err, "start content upload")
 	}
 	return u, nil
 }
@@ -68,11 +68,11 @@ func (u *upload) measureRoom(ctx context.Context) error {
 	var stored int
 	err := s.r.QueryRowContext(ctx, s.d.q("SELECT count(*) FROM content WHERE sha256 = ?"), u.want[:]).Scan(&stored)
 	if err != nil || stored > 0 {
-		return wrap(err, "look up content %x", u.want)
+		return wrap(ctx, err, "look up content %x", u.want)
 	}
 	used, err := s.assetsUsage(ctx, u.owner)
 	if err != nil {
-		return wrap(err, "read the assets usage of %s", u.owner)
+		return wrap(ctx, err, "read the assets usage of %s", u.owner)
 	}
 	// Clamped: a race of the owner's commits can leave used past the bound,
 	// and a negative room would read as no bound. Empty content takes no
@@ -127,7 +127,7 @@ func (u *upload) Write(p []byte) (int, error) {
 		p, written = p[k:], written+k
 		if len(u.buf) == chunkSize {
 			if err := u.flush(u.ctx, u.s.w); err != nil {
-				u.err = wrap(err, "stage content chunk")
+				u.err = wrap(u.ctx, err, "stage content chunk")
 				return written, u.err
 			}
 		}
@@ -164,7 +164,7 @@ func (u *upload) Commit(ctx context.Context) error {
 			u.drop(ctx))
 	}
 	if err := u.s.inTx(ctx, u.publish); err != nil {
-		return errors.Join(wrap(err, "commit content %x", u.want), u.drop(ctx))
+		return errors.Join(wrap(ctx, err, "commit content %x", u.want), u.drop(ctx))
 	}
 	return nil
 }
@@ -221,7 +221,7 @@ func (u *upload) drop(ctx context.Context) error {
 		_, err := tx.ExecContext(ctx, u.s.d.q("DELETE FROM content_uploads WHERE id = ?"), u.id)
 		return err
 	})
-	return wrap(err, "drop content upload")
+	return wrap(ctx, err, "drop content upload")
 }
 
 // dropStaleUploads deletes the staging of uploads that cannot finish (see
@@ -250,7 +250,7 @@ func (s *Store) Content(ctx context.Context, sha [32]byte) (io.ReadSeekCloser, i
 		return nil, 0, venue.Errorf(venue.ENOTFOUND, "Content not found: 0x%x", sha)
 	}
 	if err != nil {
-		return nil, 0, wrap(err, "load content %x", sha)
+		return nil, 0, wrap(ctx, err, "load content %x", sha)
 	}
 	return r, r.size, nil
 }
@@ -317,7 +317,7 @@ func (r *contentReader) fetch() error {
 	q := r.s.d.q("SELECT data FROM content_chunks WHERE upload_id = ? AND n = ?")
 	rows, err := r.s.r.QueryContext(r.ctx, q, r.id, r.n)
 	if err != nil {
-		return wrap(err, "read content chunk %d", r.n)
+		return wrap(r.ctx, err, "read content chunk %d", r.n)
 	}
 	defer rows.Close()
 	if !rows.Next() {
@@ -325,7 +325,7 @@ func (r *contentReader) fetch() error {
 	}
 	var data dbsql.RawBytes
 	if err := rows.Scan(&data); err != nil {
-		return wrap(err, "read content chunk %d", r.n)
+		return wrap(r.ctx, err, "read content chunk %d", r.n)
 	}
 	if len(data) == 0 {
 		return io.ErrUnexpectedEOF

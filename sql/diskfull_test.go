@@ -20,7 +20,7 @@ import (
 // next start failed jobs that had completed.
 func TestWrap_DiskFull(t *testing.T) {
 	for _, err := range []error{fmt.Errorf("write: %w", syscall.ENOSPC), &pq.Error{Code: "53100"}} {
-		if got := wrap(err, "put secret"); venue.ErrorCode(got) != venue.EUNAVAILABLE || !errors.Is(got, err) {
+		if got := wrap(t.Context(), err, "put secret"); venue.ErrorCode(got) != venue.EUNAVAILABLE || !errors.Is(got, err) {
 			t.Fatalf("%v: %v, want EUNAVAILABLE with its cause", err, got)
 		}
 	}

@@ -116,13 +116,13 @@ func (s *Store) WriteJobs(ctx context.Context, rows []runtime.JobRow) ([]bool, e
 			err = s.writeChunk(ctx, st, s.w, rows, order, notify, guarded, applied)
 		}
 		if err != nil {
-			return nil, wrap(err, "write %d jobs", len(rows))
+			return nil, wrap(ctx, err, "write %d jobs", len(rows))
 		}
 		return applied, nil
 	}
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error { return s.upsertChunks(ctx, tx, rows, order, notify, applied) })
 	if err != nil {
-		return nil, wrap(err, "write %d jobs", len(rows))
+		return nil, wrap(ctx, err, "write %d jobs", len(rows))
 	}
 	return applied, nil
 }
@@ -188,7 +188,7 @@ func (s *Store) writeReplacing(ctx context.Context, rows []runtime.JobRow, order
 		return nil
 	})
 	if err != nil {
-		return nil, wrap(err, "write %d jobs", len(rows))
+		return nil, wrap(ctx, err, "write %d jobs", len(rows))
 	}
 	return applied, nil
 }
@@ -279,14 +279,14 @@ func (s *Store) Job(ctx context.Context, id venue.JobID) (runtime.JobRow, error)
 	row := runtime.JobRow{ID: id}
 	st, err := s.prepared(ctx, s.d.q("SELECT owner, status, version, created, updated, record FROM jobs WHERE id = ?"))
 	if err != nil {
-		return row, wrap(err, "load job %s", id)
+		return row, wrap(ctx, err, "load job %s", id)
 	}
 	err = st.QueryRowContext(ctx, id[:]).
 		Scan(&row.Owner, &row.Status, &row.Version, &row.Created, &row.Updated, &row.Record)
 	if errors.Is(err, dbsql.ErrNoRows) {
 		return row, venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)
 	}
-	return row, wrap(err, "load job %s", id)
+	return row, wrap(ctx, err, "load job %s", id)
 }
 
 // ListJobs returns a page of the owner's jobs in id order and the owner's
@@ -309,7 +309,7 @@ func (s *Store) ListJobs(ctx context.Context, owner string, offset, limit int, w
 		return err
 	})
 	if err != nil {
-		return nil, 0, wrap(err, "list jobs of %s", owner)
+		return nil, 0, wrap(ctx, err, "list jobs of %s", owner)
 	}
 	return out, total, nil
 }
@@ -322,7 +322,7 @@ func (s *Store) ListJobs(ctx context.Context, owner string, offset, limit int, w
 func (s *Store) JobStatusCounts(ctx context.Context, owner string) (map[venue.JobStatus]int, error) {
 	rows, err := s.r.QueryContext(ctx, s.d.q("SELECT status, count(*) FROM jobs WHERE owner = ? GROUP BY status"), owner)
 	if err != nil {
-		return nil, wrap(err, "count jobs of %s by status", owner)
+		return nil, wrap(ctx, err, "count jobs of %s by status", owner)
 	}
 	defer rows.Close()
 	counts := map[venue.JobStatus]int{}
@@ -332,11 +332,11 @@ func (s *Store) JobStatusCounts(ctx context.Context, owner string) (map[venue.Jo
 			n  int
 		)
 		if err := rows.Scan(&st, &n); err != nil {
-			return nil, wrap(err, "count jobs of %s by status", owner)
+			return nil, wrap(ctx, err, "count jobs of %s by status", owner)
 		}
 		counts[st] = n
 	}
-	return counts, wrap(rows.Err(), "count jobs of %s by status", owner)
+	return counts, wrap(ctx, rows.Err(), "count jobs of %s by status", owner)
 }
 
 func (s *Store) listJobs(ctx context.Context, tx *sqlx.Tx, owner string, offset, limit int, withRecords bool) ([]runtime.JobRow, error) {
@@ -354,7 +354,7 @@ func (s *Store) listJobs(ctx context.Context, tx *sqlx.Tx, owner string, offset,
 // dear on the hot path for a query run once at start.
 func (s *Store) UnfinishedJobs(ctx context.Context) ([]runtime.JobRow, error) {
 	rows, err := scanJobs(ctx, s.r, true, unfinishedJobsSQL())
-	return rows, wrap(err, "list unfinished jobs")
+	return rows, wrap(ctx, err, "list unfinished jobs")
 }
 
 // unfinishedJobsSQL is UnfinishedJobs's query, which a test explains.
@@ -394,11 +394,11 @@ func scanJobs(ctx context.Context, db sqlx.QueryerContext, withRecords bool, q s
 func (s *Store) DeleteJob(ctx context.Context, owner string, id venue.JobID) error {
 	res, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM jobs WHERE id = ? AND owner = ?"), id[:], owner)
 	if err != nil {
-		return wrap(err, "delete job %s", id)
+		return wrap(ctx, err, "delete job %s", id)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return wrap(err, "delete job %s", id)
+		return wrap(ctx, err, "delete job %s", id)
 	}
 	if n == 0 {
 		return venue.Errorf(venue.ENOTFOUND, "Job not found: %s", id)
@@ -415,20 +415,20 @@ func (s *Store) PruneJobs(ctx context.Context, before int64, limit int) ([]venue
 		SELECT id FROM jobs WHERE id < ? AND updated < ? AND status IN ('COMPLETE', 'FAILED', 'CANCELLED', 'REJECTED')
 		ORDER BY id LIMIT ?) RETURNING id`), below[:], before, limit)
 	if err != nil {
-		return nil, wrap(err, "prune jobs")
+		return nil, wrap(ctx, err, "prune jobs")
 	}
 	defer rows.Close()
 	var ids []venue.JobID
 	for rows.Next() {
 		var b []byte
 		if err := rows.Scan(&b); err != nil {
-			return ids, wrap(err, "prune jobs")
+			return ids, wrap(ctx, err, "prune jobs")
 		}
 		var id venue.JobID
 		copy(id[:], b)
 		ids = append(ids, id)
 	}
-	return ids, wrap(rows.Err(), "prune jobs")
+	return ids, wrap(ctx, rows.Err(), "prune jobs")
 }
 
 // prepareUpserts prepares the upsert of every row count up to upsertRows,

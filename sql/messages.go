@@ -63,7 +63,7 @@ func (s *Store) AddJobMessage(ctx context.Context, id venue.JobID, msg []byte) (
 		return nil
 	})
 	if err != nil {
-		return 0, wrap(err, "add message to job %s", id)
+		return 0, wrap(ctx, err, "add message to job %s", id)
 	}
 	return queued, nil
 }
@@ -72,7 +72,7 @@ func (s *Store) AddJobMessage(ctx context.Context, id venue.JobID, msg []byte) (
 // nothing will take it.
 func (s *Store) DropJobMessages(ctx context.Context, id venue.JobID) error {
 	_, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM job_messages WHERE job_id = ?"), id[:])
-	return wrap(err, "drop messages of job %s", id)
+	return wrap(ctx, err, "drop messages of job %s", id)
 }
 
 // TakeJobMessage removes and returns the oldest queued message, or nil if
@@ -88,7 +88,7 @@ func (s *Store) TakeJobMessage(ctx context.Context, id venue.JobID) ([]byte, err
 		return nil, nil
 	}
 	if err != nil {
-		return nil, wrap(err, "take message of job %s", id)
+		return nil, wrap(ctx, err, "take message of job %s", id)
 	}
 	if body == nil {
 		body = []byte{}

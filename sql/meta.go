@@ -17,7 +17,7 @@ func (s *Store) Meta(ctx context.Context, key string) ([]byte, error) {
 		return nil, venue.Errorf(venue.ENOTFOUND, "Meta key not found: %s", key)
 	}
 	if err != nil {
-		return nil, wrap(err, "load meta %s", key)
+		return nil, wrap(ctx, err, "load meta %s", key)
 	}
 	return v, nil
 }
@@ -35,7 +35,7 @@ func (s *Store) PutMetaIfAbsent(ctx context.Context, key string, value []byte) (
 		return tx.QueryRowContext(ctx, s.d.q("SELECT value FROM meta WHERE key = ?"), key).Scan(&stored)
 	})
 	if err != nil {
-		return nil, wrap(err, "put meta %s", key)
+		return nil, wrap(ctx, err, "put meta %s", key)
 	}
 	return stored, nil
 }
@@ -43,5 +43,5 @@ func (s *Store) PutMetaIfAbsent(ctx context.Context, key string, value []byte) (
 // DeleteMeta removes the value under key, if any.
 func (s *Store) DeleteMeta(ctx context.Context, key string) error {
 	_, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM meta WHERE key = ?"), key)
-	return wrap(err, "delete meta %s", key)
+	return wrap(ctx, err, "delete meta %s", key)
 }

@@ -90,7 +90,7 @@ func (s *Store) ListenJobs(ctx context.Context, fn func(runtime.JobNote)) error 
 	}
 	l := pq.NewListener(s.dsn, 100*time.Millisecond, 10*time.Second, s.listenerEvent)
 	if err := s.subscribe(ctx, l); err != nil {
-		return wrap(err, "listen for job notes")
+		return wrap(ctx, err, "listen for job notes")
 	}
 	if !s.track() {
 		return errors.Join(errors.New("listen for job notes: store closed"), l.Close())

@@ -21,7 +21,7 @@ func (s *Store) PutSecret(ctx context.Context, owner, name string, sealed []byte
 			ON CONFLICT (owner, name) DO UPDATE SET sealed = excluded.sealed, updated = excluded.updated`), owner, name, sealed, updated)
 		return err
 	})
-	return wrap(err, "put secret %s", name)
+	return wrap(ctx, err, "put secret %s", name)
 }
 
 // roomForSecret returns ECONFLICT if storing name would give owner more
@@ -59,7 +59,7 @@ func (s *Store) Secret(ctx context.Context, owner, name string) ([]byte, int64, 
 		return nil, 0, venue.Errorf(venue.ENOTFOUND, "Secret not found: %s", name)
 	}
 	if err != nil {
-		return nil, 0, wrap(err, "load secret %s", name)
+		return nil, 0, wrap(ctx, err, "load secret %s", name)
 	}
 	return sealed, updated, nil
 }
@@ -69,7 +69,7 @@ func (s *Store) SecretNames(ctx context.Context, owner string) ([]string, error)
 	names := []string{}
 	err := s.r.SelectContext(ctx, &names, s.d.q("SELECT name FROM secrets WHERE owner = ? ORDER BY name"), owner)
 	if err != nil {
-		return nil, wrap(err, "list secrets")
+		return nil, wrap(ctx, err, "list secrets")
 	}
 	return names, nil
 }
@@ -80,7 +80,7 @@ func (s *Store) SecretTimes(ctx context.Context, owner string) ([]runtime.Secret
 	times := []runtime.SecretTime{}
 	err := s.r.SelectContext(ctx, &times, s.d.q("SELECT name, updated FROM secrets WHERE owner = ? ORDER BY name"), owner)
 	if err != nil {
-		return nil, wrap(err, "list secrets")
+		return nil, wrap(ctx, err, "list secrets")
 	}
 	return times, nil
 }
@@ -90,11 +90,11 @@ func (s *Store) SecretTimes(ctx context.Context, owner string) ([]runtime.Secret
 func (s *Store) DeleteSecret(ctx context.Context, owner, name string) error {
 	res, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM secrets WHERE owner = ? AND name = ?"), owner, name)
 	if err != nil {
-		return wrap(err, "delete secret %s", name)
+		return wrap(ctx, err, "delete secret %s", name)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return wrap(err, "delete secret %s", name)
+		return wrap(ctx, err, "delete secret %s", name)
 	}
 	if n == 0 {
 		return venue.Errorf(venue.ENOTFOUND, "Secret not found: %s", name)
@@ -106,7 +106,7 @@ func (s *Store) DeleteSecret(ctx context.Context, owner, name string) error {
 func (s *Store) AnySecrets(ctx context.Context) (bool, error) {
 	var n int
 	if err := s.r.GetContext(ctx, &n, "SELECT count(*) FROM (SELECT 1 FROM secrets LIMIT 1) AS one"); err != nil {
-		return false, wrap(err, "look for secrets")
+		return false, wrap(ctx, err, "look for secrets")
 	}
 	return n > 0, nil
 }

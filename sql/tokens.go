@@ -17,15 +17,15 @@ func (s *Store) UseTokenID(ctx context.Context, key []byte, expires, now int64) 
 		ON CONFLICT (key) DO UPDATE SET expires = excluded.expires WHERE token_ids.expires <= ?`)
 	res, err := s.w.ExecContext(ctx, q, key, expires, now)
 	if err != nil {
-		return false, wrap(err, "record one-time token")
+		return false, wrap(ctx, err, "record one-time token")
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return false, wrap(err, "record one-time token")
+		return false, wrap(ctx, err, "record one-time token")
 	}
 	if last := s.tokenSweep.Load(); now-last >= tokenSweepEvery && s.tokenSweep.CompareAndSwap(last, now) {
 		if _, err := s.w.ExecContext(ctx, s.d.q("DELETE FROM token_ids WHERE expires <= ?"), now); err != nil {
-			return false, wrap(err, "forget expired one-time tokens")
+			return false, wrap(ctx, err, "forget expired one-time tokens")
 		}
 	}
 	return n == 1, nil
@@ -44,11 +44,11 @@ func (s *Store) TokenIDsLive(ctx context.Context, keys [][]byte, now int64) (boo
 	q := s.d.q("SELECT COUNT(*) FROM token_ids WHERE key IN (?" + strings.Repeat(", ?", len(keys)-1) + ") AND expires > ?")
 	st, err := s.prepared(ctx, q)
 	if err != nil {
-		return false, wrap(err, "look up revoked tokens")
+		return false, wrap(ctx, err, "look up revoked tokens")
 	}
 	var n int
 	if err := st.QueryRowContext(ctx, append(args, now)...).Scan(&n); err != nil {
-		return false, wrap(err, "look up revoked tokens")
+		return false, wrap(ctx, err, "look up revoked tokens")
 	}
 	return n > 0, nil
 }

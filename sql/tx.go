@@ -67,12 +67,21 @@ func rollback(tx *sqlx.Tx, err error) error {
 // see "try later", not a 500, and the caller never sees the store's own
 // words (an address, a driver's message), which stay in the chain for the
 // operator's log.
-func wrap(err error, format string, args ...any) error {
+//
+// An error met once ctx has ended is marked as ctx's own (a client that
+// left, a venue shutting down), which the doors do not answer as their
+// failure: the driver's words for it vary (database/sql's ErrTxDone for a
+// commit its watcher had rolled back, SQLite's "interrupted", PostgreSQL's
+// query_canceled) and none of them wraps the context's error.
+func wrap(ctx context.Context, err error, format string, args ...any) error {
 	var ve *venue.Error
 	if err == nil || errors.As(err, &ve) {
 		return err
 	}
 	err = fmt.Errorf(format+": %w", append(args, err)...)
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
 	if unreachable(err) {
 		return fmt.Errorf("%w: %w", venue.Errorf(venue.EUNAVAILABLE, "The venue's store cannot be reached; try again shortly"), err)
 	}

@@ -39,7 +39,7 @@ func TestWrap_Unreachable(t *testing.T) {
 		{"anything else", errors.New("disk I/O error"), venue.EINTERNAL},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := wrap(tc.err, "list assets")
+			err := wrap(t.Context(), tc.err, "list assets")
 			if got := venue.ErrorCode(err); got != tc.want {
 				t.Fatalf("code %s, want %s (%v)", got, tc.want, err)
 			}

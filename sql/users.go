@@ -14,19 +14,19 @@ func (s *Store) TouchUser(ctx context.Context, did string, now int64) error {
 	}
 	q := s.d.q("INSERT INTO users (did, created) VALUES (?, ?) ON CONFLICT (did) DO NOTHING")
 	_, err = s.w.ExecContext(ctx, q, did, now)
-	return wrap(err, "record user %s", did)
+	return wrap(ctx, err, "record user %s", did)
 }
 
 // HasUser reports whether did has used the venue.
 func (s *Store) HasUser(ctx context.Context, did string) (bool, error) {
 	var n int
 	err := s.r.GetContext(ctx, &n, s.d.q("SELECT count(*) FROM users WHERE did = ?"), did)
-	return n > 0, wrap(err, "look up user %s", did)
+	return n > 0, wrap(ctx, err, "look up user %s", did)
 }
 
 // CountUsers returns how many callers have used the venue.
 func (s *Store) CountUsers(ctx context.Context) (int, error) {
 	var n int
 	err := s.r.GetContext(ctx, &n, "SELECT count(*) FROM users")
-	return n, wrap(err, "count users")
+	return n, wrap(ctx, err, "count users")
 }

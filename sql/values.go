@@ -34,18 +34,18 @@ func (s *Store) ValueRows(ctx context.Context, owner, path string, sizesOnly boo
 func (s *Store) streamValues(ctx context.Context, path, q string, args []any, fn func(runtime.ValueRow) error) error {
 	st, err := s.prepared(ctx, q)
 	if err != nil {
-		return wrap(err, "load values at %s", path)
+		return wrap(ctx, err, "load values at %s", path)
 	}
 	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
-		return wrap(err, "load values at %s", path)
+		return wrap(ctx, err, "load values at %s", path)
 	}
 	defer rows.Close()
 	prev := ""
 	for rows.Next() {
 		var r runtime.ValueRow
 		if err := rows.Scan(&r.Path, &r.Value, &r.Size); err != nil {
-			return wrap(err, "load values at %s", path)
+			return wrap(ctx, err, "load values at %s", path)
 		}
 		if err := inOrder(&prev, r.Path); err != nil {
 			return err
@@ -54,7 +54,7 @@ func (s *Store) streamValues(ctx context.Context, path, q string, args []any, fn
 			return err
 		}
 	}
-	return wrap(rows.Err(), "load values at %s", path)
+	return wrap(ctx, rows.Err(), "load values at %s", path)
 }
 
 // inOrder checks that path follows prev, and makes it prev. Readers of the
@@ -130,7 +130,7 @@ func (s *Store) updateValues(ctx context.Context, owner, path string, read func(
 		}
 		return venue.Errorf(venue.ETOOLARGE, "this write would make the values you store %d bytes, over the %d bytes one user may store: delete some first, or ask the venue's operator to raise maxUserValuesBytes", after, s.maxValues)
 	})
-	return wrap(err, "update values at %s", path)
+	return wrap(ctx, err, "update values at %s", path)
 }
 
 // valuesUsage returns the bytes of values owner stores, as the triggers of

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	venue "github.com/gridvenue/venue"
 	"github.com/gridvenue/venue/runtime"
@@ -146,4 +148,58 @@ func testCancelledContext(t *testing.T, s runtime.Store) {
 		_, err := s.Job(t.Context(), id)
 		wantCode(t, err, venue.ENOTFOUND)
 	})
+	t.Run("a context ending mid-call reads as ended", func(t *testing.T) { endingMidCall(t, s) })
+}
+
+// endingMidCall ends the context of calls at moments spread over their
+// run, as a client leaving does (net/http cancels the request's context):
+// whatever the call was doing then, its error must say the context ended,
+// never read as the store's failure. database/sql answers a commit whose
+// context ended with ErrTxDone, and SQLite a statement it interrupted with
+// "interrupted".
+func endingMidCall(t *testing.T, s runtime.Store) {
+	rows := make([]runtime.JobRow, 200)
+	for i := range rows {
+		rows[i] = job(newJobID(), bob, venue.StatusComplete, 1, "m")
+	}
+	mustWrite(t, s, rows...)
+	calls := map[string]func(ctx context.Context) error{
+		"ListJobs":        func(ctx context.Context) error { _, _, err := s.ListJobs(ctx, bob, 0, -1, true); return err },
+		"JobStatusCounts": func(ctx context.Context) error { _, err := s.JobStatusCounts(ctx, bob); return err },
+		"Job":             func(ctx context.Context) error { _, err := s.Job(ctx, rows[0].ID); return err },
+		"WriteJobs": func(ctx context.Context) error {
+			_, err := s.WriteJobs(ctx, []runtime.JobRow{job(newJobID(), bob, venue.StatusPending, 1, "w")})
+			return err
+		},
+	}
+	for name, call := range calls {
+		took := timed(t, call)
+		ended := 0
+		for i := range 300 {
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(took*time.Duration(i%30)/20, cancel)
+			err := call(ctx)
+			cancel()
+			if err != nil {
+				ended++
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: the context ended mid-call, err = %v (code %s), want one that says so", name, err, venue.ErrorCode(err))
+				}
+			}
+		}
+		t.Logf("%s (%v a call): %d of 300 calls ended early", name, took, ended)
+	}
+}
+
+// timed returns how long call takes, best of five.
+func timed(t *testing.T, call func(ctx context.Context) error) time.Duration {
+	best := time.Hour
+	for range 5 {
+		start := time.Now()
+		if err := call(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		best = min(best, time.Since(start))
+	}
+	return best
 }
