@@ -113,24 +113,32 @@ func BenchmarkWarmCallParallel(b *testing.B) {
 
 // BenchmarkFirstCall times the first call of a module no process has seen:
 // compile (no cache of any kind), instantiate and call. Each iteration
-// changes a custom section so that the bytes are new.
+// changes a custom section so that the bytes are new. The call runs on the
+// interpreter while the module compiles (tiers.go), or with "compiled"
+// waits for the compile (Config.WaitForCompile).
 func BenchmarkFirstCall(b *testing.B) {
 	for _, name := range []string{"benchreactor", "creactor"} {
-		b.Run(name, func(b *testing.B) {
-			wasm := mustGuest(b, name)
-			ctx := jobContext(b)
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				h, mod := freshHost(b, ctx, wasm, i)
-				x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
-				b.StartTimer()
-				mustExec(b, ctx, x, &venue.Operation{Name: "wasm"}, json.RawMessage(benchInput))
-				b.StopTimer()
-				h.Close(ctx)
-				b.StartTimer()
+		for _, wait := range []bool{false, true} {
+			sub := name
+			if wait {
+				sub += "/compiled"
 			}
-			b.ReportMetric(float64(len(wasm)), "module-bytes")
-		})
+			b.Run(sub, func(b *testing.B) {
+				wasm := mustGuest(b, name)
+				ctx := jobContext(b)
+				for i := 0; b.Loop(); i++ {
+					b.StopTimer()
+					h, mod := freshHost(b, ctx, Config{WaitForCompile: wait}, wasm, i)
+					x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
+					b.StartTimer()
+					mustExec(b, ctx, x, &venue.Operation{Name: "wasm"}, json.RawMessage(benchInput))
+					b.StopTimer()
+					h.Close(ctx)
+					b.StartTimer()
+				}
+				b.ReportMetric(float64(len(wasm)), "module-bytes")
+			})
+		}
 	}
 }
 
@@ -144,7 +152,7 @@ func BenchmarkCompile(b *testing.B) {
 	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		h, mod := freshHost(b, ctx, wasm, i)
+		h, mod := freshHost(b, ctx, Config{WaitForCompile: true}, wasm, i)
 		before := processorTime()
 		b.StartTimer()
 		if _, err := h.Compile(ctx, mod); err != nil {
@@ -160,8 +168,8 @@ func BenchmarkCompile(b *testing.B) {
 
 // freshHost returns a new host, and wasm made new to every cache by a
 // custom section that holds i.
-func freshHost(b *testing.B, ctx context.Context, wasm []byte, i int) (*Host, []byte) {
-	h, err := New(ctx, Config{})
+func freshHost(b *testing.B, ctx context.Context, cfg Config, wasm []byte, i int) (*Host, []byte) {
+	h, err := New(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

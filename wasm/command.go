@@ -40,7 +40,7 @@ func (h *Host) runCommand(ctx context.Context, m *Module, op string, input []byt
 		return nil, err
 	}
 	defer mod.Close(context.Background())
-	if err := start(ctx, c, mod); err != nil {
+	if err := start(ctx, c, mod, m); err != nil {
 		var memSize uint32
 		if mem := mod.Memory(); mem != nil {
 			memSize = mem.Size()
@@ -79,13 +79,13 @@ func logStderr(ctx context.Context, c *callState, stderr *capture) {
 
 // start runs a command's _start, stopped if ctx ends first: returning or
 // exiting with code 0 is success.
-func start(ctx context.Context, c *callState, mod api.Module) error {
+func start(ctx context.Context, c *callState, mod api.Module, m *Module) error {
 	if !c.enterGuest() {
 		return context.Cause(ctx)
 	}
 	defer c.leaveGuest()
-	defer context.AfterFunc(ctx, interrupter(mod))()
-	err := stackError(mod.ExportedFunction(exportStart).CallWithStack(ctx, nil), depthOf(mod))
+	defer context.AfterFunc(ctx, interrupter(mod, m))()
+	err := stackError(mod.ExportedFunction(exportStart).CallWithStack(ctx, nil), depthOf(mod), m.interpreted)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {
 		return nil

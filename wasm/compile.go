@@ -18,16 +18,17 @@ import (
 
 // Module is a compiled module whose ABI the host has checked.
 type Module struct {
-	hash     [32]byte // of the bytes given, before instrument
-	box      *sandbox // the runtime it was compiled in, and its instances run in
-	compiled wazero.CompiledModule
-	abi      ABI
-	init     bool        // exports _initialize, run once per instance
-	entry    *compiling  // its place in the compile cache
-	evicted  atomic.Bool // dropped from the cache: its code closes once no call uses it
-	mu       sync.Mutex
-	active   int  // calls using it
-	closed   bool // its compiled code is closed
+	hash        [32]byte // of the bytes given, before instrument
+	box         *sandbox // the runtime it was compiled in, and its instances run in
+	compiled    wazero.CompiledModule
+	abi         ABI
+	init        bool        // exports _initialize, run once per instance
+	entry       *compiling  // its place in the compile cache
+	interpreted bool        // compiled for the interpreter (tiers.go)
+	evicted     atomic.Bool // dropped from the cache: its code closes once no call uses it
+	mu          sync.Mutex
+	active      int  // calls using it
+	closed      bool // its compiled code is closed
 }
 
 // Hash returns the hex SHA-256 of the module's bytes.
@@ -92,9 +93,11 @@ type compiling struct {
 	done    chan struct{}
 	mod     *Module
 	err     error
-	pinned  bool         // the venue's own module, never evicted; guarded by the cache's mu
-	waiting int          // callers waiting to use it, which keeps it; guarded by the cache's mu
-	used    atomic.Int64 // the cache's clock at its last use
+	interp  *Module       // interpreted, serving calls until mod is done (tiers.go); guarded by the cache's mu
+	tried   chan struct{} // closes when the interpreter's compile has ended, interp set or not
+	pinned  bool          // the venue's own module, never evicted; guarded by the cache's mu
+	waiting int           // callers waiting to use it, which keeps it; guarded by the cache's mu
+	used    atomic.Int64  // the cache's clock at its last use
 }
 
 // compileCache holds the modules compiled, by content hash. Compiling costs
@@ -120,12 +123,18 @@ func (cc *compileCache) touch(c *compiling) { c.used.Store(cc.clock.Add(1)) }
 // carries on for the next.
 // Returns ETOOLARGE for a module over MaxModuleSize and EINVALID for one that
 // does not compile or that speaks neither ABI of doc.go.
+// Compile waits for the compiled code, not the interpreted (tiers.go).
 func (h *Host) Compile(ctx context.Context, wasm []byte) (*Module, error) {
-	m, err := h.acquire(ctx, wasm)
+	m, err := h.acquire(ctx, wasm, false)
 	if m != nil {
 		m.done()
 	}
 	return m, err
+}
+
+// tooLarge refuses a module over MaxModuleSize.
+func tooLarge(size, limit int) error {
+	return venue.Errorf(venue.ETOOLARGE, "module of %d bytes exceeds the limit of %d bytes", size, limit)
 }
 
 // CheckModule compiles module, checks its ABI and instantiates it once,
@@ -135,7 +144,7 @@ func (h *Host) Compile(ctx context.Context, wasm []byte) (*Module, error) {
 // lays out the memory and the tables, where a data or element segment
 // that does not fit fails every call.
 func (h *Host) CheckModule(ctx context.Context, module []byte) error {
-	m, err := h.acquire(ctx, module)
+	m, err := h.acquire(ctx, module, true)
 	if err != nil {
 		return err
 	}
@@ -150,30 +159,27 @@ func (h *Host) CheckModule(ctx context.Context, module []byte) error {
 }
 
 // acquire is Compile for a call that will run the module: it returns it in
-// use (see Module.use), which the caller ends with done.
-func (h *Host) acquire(ctx context.Context, wasm []byte) (*Module, error) {
+// use (see Module.use), which the caller ends with done; if interpreted,
+// the interpreted module while the compile runs (tiers.go).
+func (h *Host) acquire(ctx context.Context, wasm []byte, interpreted bool) (*Module, error) {
 	if len(wasm) > h.cfg.MaxModuleSize {
-		return nil, venue.Errorf(venue.ETOOLARGE, "module of %d bytes exceeds the limit of %d bytes", len(wasm), h.cfg.MaxModuleSize)
+		return nil, tooLarge(len(wasm), h.cfg.MaxModuleSize)
 	}
 	c, err := h.compiling(sha256.Sum256(wasm), wasm, false, true)
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-c.done:
-	case <-ctx.Done():
-		h.modules.unwait(c)
-		return nil, context.Cause(ctx)
-	}
-	return h.modules.take(c)
+	return h.ready(ctx, c, true, interpreted)
 }
 
 // take ends a wait on c and puts its module in use. It cannot have been
 // evicted (and closed) meanwhile: the wait kept it.
-func (cc *compileCache) take(c *compiling) (*Module, error) {
+func (cc *compileCache) take(c *compiling, waited bool) (*Module, error) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
-	c.waiting--
+	if waited {
+		c.waiting--
+	}
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -200,7 +206,7 @@ func (h *Host) compiling(sum [32]byte, wasm []byte, builtin, wait bool) (*compil
 	key := cacheKey{sum: sum}
 	c, ok := cc.byKey[key]
 	if !ok {
-		c = &compiling{key: key, done: make(chan struct{})}
+		c = &compiling{key: key, done: make(chan struct{}), tried: make(chan struct{})}
 		cc.byKey[key] = c
 		h.startCompile(c, bytes.Clone(wasm))
 	}
@@ -225,6 +231,7 @@ func (h *Host) startCompile(c *compiling, wasm []byte) {
 			c.mod.entry = c
 		}
 		close(c.done)
+		h.evict(h.modules.retire(c))
 		h.evict(h.modules.overflow())
 	}()
 }
@@ -250,9 +257,15 @@ func (h *Host) compileInTurn(c *compiling, wasm []byte) (*Module, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		m, err := h.compile(h.bgCtx, h.box, c.key.sum, wasm)
+		code, shape, err := h.prepare(wasm)
+		interpreted := h.interpret(c, code, shape, err)
+		var m *Module
+		if err == nil {
+			m, err = h.build(h.bgCtx, h.box, c.key.sum, code, shape)
+		}
 		<-h.slots
 		done <- result{m, err} // dropped with the runtime if the host closed meanwhile
+		<-interpreted
 		h.modules.end()
 	}()
 	select {
@@ -300,24 +313,30 @@ func (cc *compileCache) end() {
 	}
 }
 
-// compile instruments wasm so that its calls can be stopped (interrupt.go),
-// compiles it and checks its imports and ABI.
-func (h *Host) compile(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte) (*Module, error) {
+// prepare instruments wasm so that its calls can be stopped
+// (interrupt.go), once for every engine that compiles it.
+func (h *Host) prepare(wasm []byte) ([]byte, instrumented, error) {
 	if pages, ok := memoryMin(wasm); ok && pages > h.cfg.MemoryLimitPages {
-		return nil, venue.Errorf(venue.EINVALID, "module's memory starts at %d pages of 64 KiB (%.2f MiB); the venue allows at most %d pages (%d MiB)",
+		return nil, instrumented{}, venue.Errorf(venue.EINVALID, "module's memory starts at %d pages of 64 KiB (%.2f MiB); the venue allows at most %d pages (%d MiB)",
 			pages, float64(pages)/16, h.cfg.MemoryLimitPages, h.cfg.memoryLimit()>>20)
 	}
 	wasm, shape, err := instrument(wasm)
 	if err != nil {
-		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
+		return nil, instrumented{}, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
+	return wasm, shape, nil
+}
+
+// build compiles the instrumented wasm in box and checks its imports and
+// ABI.
+func (h *Host) build(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte, shape instrumented) (*Module, error) {
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers(h.cfg.MaxCompiles, runtime.GOMAXPROCS(0), shape.pairMemory))
-	ctx = experimental.WithFunctionListenerFactory(ctx, refuelListener(shape.refuel))
+	ctx = experimental.WithFunctionListenerFactory(ctx, refuelListener(shape.refuel, box == h.interp))
 	cm, err := box.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)
 	}
-	m := &Module{hash: sum, box: box, compiled: cm}
+	m := &Module{hash: sum, box: box, compiled: cm, interpreted: box == h.interp}
 	if err = checkImports(cm, box.imports); err == nil {
 		m.abi, m.init, err = abiOf(cm)
 	}

@@ -160,10 +160,22 @@ func (c *callState) yield() {
 // refuelListener returns the listener factory that has wazero call
 // yield at the entry of a module's $refuel, the function of index refuel:
 // the only function with a listener, so the others compile as they did.
-func refuelListener(refuel uint32) experimental.FunctionListenerFactory {
+// On the interpreter it also sets $interrupt once the call's context has
+// ended (interrupter).
+func refuelListener(refuel uint32, interpreted bool) experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
-		if def.Index() != refuel {
+		switch {
+		case def.Index() != refuel:
 			return nil
+		case interpreted:
+			return experimental.FunctionListenerFunc(func(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+				if c := callOf(ctx); c != nil {
+					c.yield()
+					if c.ended() {
+						mod.ExportedGlobal(interruptExport).(api.MutableGlobal).Set(1)
+					}
+				}
+			})
 		}
 		return callListener((*callState).yield)
 	})

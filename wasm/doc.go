@@ -18,6 +18,11 @@
 // default: cpugate.go), so that the venue keeps one to answer its requests
 // with however many guests compute.
 //
+// Compiling a 3 MB Go module takes a second or two; preparing it for
+// wazero's interpreter, a tenth of that. So a module's calls start on the
+// interpreter while it compiles, and those that begin once it has compiled
+// run compiled (tiers.go; Config.WaitForCompile turns this off).
+//
 // # Reactor ABI (version 1)
 //
 // A reactor module is built as a library (Go: GOOS=wasip1 GOARCH=wasm

@@ -26,7 +26,7 @@ var (
 // compile or is no reactor fails every call with EINVALID.
 func (h *Host) Builtin(module []byte) (runtime.Executor, error) {
 	if len(module) > h.cfg.MaxModuleSize {
-		return nil, venue.Errorf(venue.ETOOLARGE, "module of %d bytes exceeds the limit of %d bytes", len(module), h.cfg.MaxModuleSize)
+		return nil, tooLarge(len(module), h.cfg.MaxModuleSize)
 	}
 	c, err := h.compiling(sha256.Sum256(module), module, true, false)
 	if err != nil {
@@ -41,19 +41,26 @@ type builtin struct {
 }
 
 // Execute runs op in a pooled instance of the venue's module.
+// Once compiled, the module is never closed (it is pinned), so a call
+// needs no use of it; until then a call may run interpreted (tiers.go).
 func (b *builtin) Execute(ctx context.Context, op *venue.Operation, input json.RawMessage, env *runtime.Env) (json.RawMessage, error) {
-	select {
-	case <-b.c.done:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+	var m *Module
+	if isDone(b.c) {
+		if b.c.err != nil {
+			return nil, b.c.err
+		}
+		m = b.c.mod
+	} else {
+		var err error
+		if m, err = b.h.ready(ctx, b.c, false, true); err != nil {
+			return nil, err
+		}
+		defer m.done()
 	}
-	if b.c.err != nil {
-		return nil, b.c.err
+	if m.abi != Reactor {
+		return nil, venue.Errorf(venue.EINVALID, "the venue's own operations must be a reactor module, not a %s", m.abi)
 	}
-	if b.c.mod.abi != Reactor {
-		return nil, venue.Errorf(venue.EINVALID, "the venue's own operations must be a reactor module, not a %s", b.c.mod.abi)
-	}
-	return b.h.runReactor(ctx, poolKey{mod: b.c.mod}, op.Name, input, env)
+	return b.h.runReactor(ctx, poolKey{mod: m}, op.Name, input, env)
 }
 
 // Uploaded returns an executor for users' modules; load returns the module
@@ -103,7 +110,7 @@ func (u *uploaded) module(ctx context.Context, env *runtime.Env, op *venue.Opera
 	if err != nil {
 		return nil, err
 	}
-	if m, err = u.h.acquire(ctx, b); err != nil {
+	if m, err = u.h.acquire(ctx, b, true); err != nil {
 		return nil, err
 	}
 	if op.Asset != (venue.AssetID{}) {

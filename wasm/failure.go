@@ -34,6 +34,9 @@ func (h *Host) failure(ctx context.Context, err error, stderr string, memSize ui
 	if errors.Is(err, errCallDepth) {
 		return crashed("%s: its call stack reached the limit of %d slots (about 8 MiB), as a recursion without end does", errCallDepth, maxStackSlots)
 	}
+	if errors.Is(err, errInterpretedDepth) {
+		return crashed("%s: a new module's calls run on wazero's interpreter while it compiles, which nests calls at most %d deep; once compiled (in a second or two), the limit is %d slots (about 8 MiB)", errInterpretedDepth, interpreterFrames, maxStackSlots)
+	}
 	return crashed("%s", trapReason(err, stderr))
 }
 

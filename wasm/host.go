@@ -24,6 +24,7 @@ type Host struct {
 	cfg     Config
 	log     *slog.Logger
 	box     *sandbox                // every module, the venue's own and users'
+	interp  *sandbox                // modules' first calls, while their compile runs (tiers.go); nil with WaitForCompile
 	cache   wazero.CompilationCache // nil without CacheDir
 	modCfg  wazero.ModuleConfig     // what every instance starts from
 	modules compileCache
@@ -55,6 +56,12 @@ func New(ctx context.Context, cfg Config) (*Host, error) {
 	var err error
 	if h.box, err = h.newSandbox(ctx, rc); err != nil {
 		return nil, err
+	}
+	if !cfg.WaitForCompile {
+		if h.interp, err = h.newSandbox(ctx, wazero.NewRuntimeConfigInterpreter().WithMemoryLimitPages(cfg.MemoryLimitPages)); err != nil {
+			h.box.rt.Close(ctx)
+			return nil, err
+		}
 	}
 	h.modCfg = moduleConfig(cfg.memoryLimit())
 	h.modules.byKey, h.modules.max = map[cacheKey]*compiling{}, cfg.MaxModules
@@ -189,10 +196,13 @@ func (h *Host) Close(ctx context.Context) error {
 	return h.release(ctx)
 }
 
-// release closes the runtime, with every compiled module, and the on-disk
-// cache.
+// release closes the runtimes, with every compiled module, and the
+// on-disk cache.
 func (h *Host) release(ctx context.Context) error {
 	err := h.box.rt.Close(ctx)
+	if h.interp != nil {
+		err = errors.Join(err, h.interp.rt.Close(ctx))
+	}
 	if h.cache != nil {
 		err = errors.Join(err, h.cache.Close(ctx))
 	}

@@ -267,21 +267,11 @@ func warm(t *testing.T, h *harness) {
 // per byte of its input: a recursion of 20,000 completes, one of 20
 // million fails at the call stack's bound (an audit's recursing guest grew
 // wazero's stack to 150 MB per call first), and the instance, reused,
-// keeps its whole budget for the next call.
+// keeps its whole budget for the next call. The host waits for the
+// compile: the interpreter's bound is lower (TestTiers_InterpreterCallDepth).
 func TestHost_CallDepth(t *testing.T) {
-	h := mustHost(t, Config{})
-	// rec(n): if n == 0 { return }  rec(n-1)
-	rec := wfunc{params: []byte{tI32}, body: []byte{0x20, 0x00, 0x45, 0x04, 0x40, 0x0f, 0x0b, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x00}}
-	// venue_run: rec(in_len * 10000), then "{}" at address 0 as the output.
-	run := append([]byte{0x20, 0x03}, i32Const(10000)...)
-	run = append(append(append(run, 0x6c, 0x10, 0x00), i32Const(0)...), i32Const(0x7d7b)...)
-	run = append(append(run, 0x3b, 0x00, 0x00), i64Const(2)...)
-	mod := buildModule(nil, []wfunc{rec,
-		{export: "venue_abi_1"},
-		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
-		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: run},
-	}, 1)
-	x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
+	h := mustHost(t, Config{WaitForCompile: true})
+	x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return recursing(), nil })
 	for range 3 { // the same instance each time: its depth starts at 0
 		if out, err := call(context.Background(), x, `{}`); err != nil || string(out) != `{}` {
 			t.Fatalf("a recursion of 20,000: %s, %v", out, err)
@@ -296,4 +286,20 @@ func TestHost_CallDepth(t *testing.T) {
 	if out, err := call(context.Background(), x, `{}`); err != nil || string(out) != `{}` {
 		t.Fatalf("after the failure: %s, %v", out, err)
 	}
+}
+
+// recursing is a reactor whose venue_run recurses 10,000 times per byte of
+// its input.
+func recursing() []byte {
+	// rec(n): if n == 0 { return }  rec(n-1)
+	rec := wfunc{params: []byte{tI32}, body: []byte{0x20, 0x00, 0x45, 0x04, 0x40, 0x0f, 0x0b, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x10, 0x00}}
+	// venue_run: rec(in_len * 10000), then "{}" at address 0 as the output.
+	run := append([]byte{0x20, 0x03}, i32Const(10000)...)
+	run = append(append(append(run, 0x6c, 0x10, 0x00), i32Const(0)...), i32Const(0x7d7b)...)
+	run = append(append(run, 0x3b, 0x00, 0x00), i64Const(2)...)
+	return buildModule(nil, []wfunc{rec,
+		{export: "venue_abi_1"},
+		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
+		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: run},
+	}, 1)
 }

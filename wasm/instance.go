@@ -56,7 +56,7 @@ func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (
 	if err != nil {
 		return nil, err
 	}
-	in.mod, in.mem, in.stop, in.depth = mod, mod.Memory(), interrupter(mod), depthOf(mod)
+	in.mod, in.mem, in.stop, in.depth = mod, mod.Memory(), interrupter(mod, key.mod), depthOf(mod)
 	in.alloc, in.run = mod.ExportedFunction(exportAlloc), mod.ExportedFunction(exportRun)
 	if key.mod.init {
 		if err := in.callGuest(ctx, mod.ExportedFunction(exportInit), nil); err != nil || in.broken {
@@ -81,9 +81,14 @@ func initFailure(err error) error {
 }
 
 // interrupter returns the function that stops mod's running call: it sets
-// the global instrument added, which the guest checks at every function
-// entry and loop head.
-func interrupter(mod api.Module) func() {
+// the global instrument added, which the guest checks in $refuel. On the
+// interpreter it does nothing: its globals are Go values, which another
+// goroutine may not write while the guest's reads them, so the guest's
+// own goroutine sets the global there (refuelListener).
+func interrupter(mod api.Module, m *Module) func() {
+	if m.interpreted {
+		return func() {}
+	}
 	g := mod.ExportedGlobal(interruptExport).(api.MutableGlobal)
 	return func() { g.Set(1) }
 }
@@ -100,11 +105,21 @@ var errNoTurn = errors.New("the call ended while it waited for a processor")
 // errCallDepth is a guest's trap on its call stack's bound (interrupt.go).
 var errCallDepth = errors.New("calls nested deeper than the venue allows")
 
+// errInterpretedDepth is a guest's trap on the interpreter's bound on
+// nested calls (tiers.go).
+var errInterpretedDepth = errors.New("calls nested deeper than the interpreter allows")
+
 // stackError returns errCallDepth, wrapping err, if the guest's trap was
-// on its call stack's bound: its depth is then past it.
-func stackError(err error, depth api.Global) error {
-	if err != nil && uint32(depth.Get()) > maxStackSlots {
+// on its call stack's bound: its depth is then past it; or
+// errInterpretedDepth if it was on the interpreter's.
+func stackError(err error, depth api.Global, interpreted bool) error {
+	switch {
+	case err == nil:
+		return nil
+	case uint32(depth.Get()) > maxStackSlots:
 		return fmt.Errorf("%w (%v)", errCallDepth, err)
+	case interpreted && strings.HasPrefix(err.Error(), "wasm error: stack overflow"):
+		return fmt.Errorf("%w (%v)", errInterpretedDepth, err)
 	}
 	return err
 }
@@ -122,7 +137,7 @@ func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint
 	defer in.call.leaveGuest()
 	stopping := context.AfterFunc(ctx, in.stop)
 	in.depth.Set(0)
-	err := stackError(fn.CallWithStack(ctx, stack), in.depth)
+	err := stackError(fn.CallWithStack(ctx, stack), in.depth, in.key.mod.interpreted)
 	if !stopping() {
 		in.broken = true
 	}

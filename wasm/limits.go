@@ -20,6 +20,7 @@ type Config struct {
 	CacheDir         string        // directory of wazero's on-disk compilation cache; "" keeps none
 	CacheMaxBytes    int64         // size the on-disk cache is pruned back under (diskcache.go); default 1 GiB
 	Logger           *slog.Logger  // receives guests' log lines when no job is running; nil discards
+	WaitForCompile   bool          // a new module's calls wait for its compile, instead of running on the interpreter meanwhile (tiers.go)
 }
 
 func (c *Config) setDefaults() {

@@ -86,7 +86,11 @@ func TestHost_InputBuffer(t *testing.T) {
 // an engine (env nil), as the benchmarks do.
 func direct(t testing.TB, h *Host, guest string) runtime.Executor {
 	t.Helper()
-	mod := mustGuest(t, guest)
+	return directBytes(h, mustGuest(t, guest))
+}
+
+// directBytes is direct for a module's bytes.
+func directBytes(h *Host, mod []byte) runtime.Executor {
 	return h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) { return mod, nil })
 }
 
@@ -97,11 +101,13 @@ func call(ctx context.Context, x runtime.Executor, input string) (json.RawMessag
 }
 
 // TestPools covers the bounds: broken instances are not reused, idle ones
-// expire, and the live count never passes MaxInstances.
+// expire, and the live count never passes MaxInstances. Its hosts wait
+// for compiles: the instances of an interpreted module, retired when the
+// compile ends (tiers.go), would come and go beside the counts.
 func TestPools(t *testing.T) {
 	ctx := context.Background()
 	t.Run("a broken instance is discarded", func(t *testing.T) {
-		h := mustHost(t, Config{})
+		h := mustHost(t, Config{WaitForCompile: true})
 		x := direct(t, h, "creactor")
 		mustCall(t, x, `{}`)
 		if _, err := call(ctx, x, `{"do":"trap"}`); err == nil {
@@ -112,7 +118,7 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 1, 1)
 	})
 	t.Run("a guest error keeps the instance", func(t *testing.T) {
-		h := mustHost(t, Config{})
+		h := mustHost(t, Config{WaitForCompile: true})
 		x := direct(t, h, "creactor")
 		if _, err := call(ctx, x, `{"do":"fail"}`); venue.ErrorCode(err) != venue.EINVALID {
 			t.Fatalf("error %v, want EINVALID", err)
@@ -120,7 +126,7 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 1, 1)
 	})
 	t.Run("idle instances expire", func(t *testing.T) {
-		h := mustHost(t, Config{IdleTimeout: 50 * time.Millisecond})
+		h := mustHost(t, Config{WaitForCompile: true, IdleTimeout: 50 * time.Millisecond})
 		mustCall(t, direct(t, h, "creactor"), `{}`)
 		wantCounts(t, h, 1, 1)
 		deadline := time.Now().Add(5 * time.Second)
@@ -130,7 +136,7 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 0, 0)
 	})
 	t.Run("pools keep at most PoolSize idle", func(t *testing.T) {
-		h := mustHost(t, Config{PoolSize: 1})
+		h := mustHost(t, Config{WaitForCompile: true, PoolSize: 1})
 		x := direct(t, h, "goreactor")
 		mustParallel(t, x, 3)
 		wantCounts(t, h, 1, 1)
@@ -140,7 +146,7 @@ func TestPools(t *testing.T) {
 		// kept, the next spell made eight instances again, about 5 ms each.
 		// They are taken and held here rather than by twelve calls at once,
 		// which on a loaded machine need not overlap.
-		h := mustHost(t, Config{})
+		h := mustHost(t, Config{WaitForCompile: true})
 		m, err := h.Compile(ctx, mustGuest(t, "goreactor"))
 		if err != nil {
 			t.Fatal(err)
@@ -161,13 +167,13 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 12, 12)
 	})
 	t.Run("the oldest idle instance makes way at MaxInstances", func(t *testing.T) {
-		h := mustHost(t, Config{MaxInstances: 1})
+		h := mustHost(t, Config{WaitForCompile: true, MaxInstances: 1})
 		mustCall(t, direct(t, h, "creactor"), `{}`)
 		mustCall(t, direct(t, h, "goreactor"), `{}`)
 		wantCounts(t, h, 1, 1)
 	})
 	t.Run("callers wait for a slot at MaxInstances", func(t *testing.T) {
-		h := mustHost(t, Config{MaxInstances: 1})
+		h := mustHost(t, Config{WaitForCompile: true, MaxInstances: 1})
 		x := direct(t, h, "goreactor")
 		mustCall(t, x, `{}`) // compiled and warm
 		looping, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
@@ -188,7 +194,7 @@ func TestPools(t *testing.T) {
 		wantCounts(t, h, 1, 1)
 	})
 	t.Run("a closed host refuses calls", func(t *testing.T) {
-		h := mustHost(t, Config{})
+		h := mustHost(t, Config{WaitForCompile: true})
 		x := direct(t, h, "creactor")
 		mustCall(t, x, `{}`)
 		h.Close(ctx)

@@ -57,6 +57,7 @@ type Config struct {
 	Pprof              bool              `json:"pprof"`              // serve Go's profiler at /debug/pprof/; default off
 	WasmMemoryMiB      int               `json:"wasmMemoryMiB"`      // memory limit of one Wasm operation instance; default 64
 	WasmCacheDir       string            `json:"wasmCacheDir"`       // compiled-module cache; default <user cache dir>/venue/wasm, "off" for none
+	WasmWaitCompile    bool              `json:"wasmWaitCompile"`    // a new module's calls wait for its compile instead of starting on the interpreter; default off
 	AllowHosts         []string          `json:"allowHosts"`         // hosts operations may reach although they are private or loopback
 	BlockHosts         []string          `json:"blockHosts"`         // hosts operations may never reach
 	Auth               AuthConfig        `json:"auth"`               // tokens, sign-in providers and what anonymous callers may do
@@ -252,7 +253,7 @@ var envKeys = map[string]bool{"VENUE_LISTEN": true, "VENUE_URL": true, "VENUE_NA
 	"VENUE_MAX_JOB_BYTES": true, "VENUE_MAX_CALLER_BYTES": true, "VENUE_TEST_OPS": true, "VENUE_JOB_TIMEOUT": true, "VENUE_JOB_RETENTION": true,
 	"VENUE_MAX_CONTENT_SIZE": true, "VENUE_MAX_USER_VALUES_BYTES": true, "VENUE_MAX_USER_ASSETS_BYTES": true, "VENUE_MAX_BODY_BYTES": true,
 	"VENUE_MAX_BODIES_BYTES": true, "VENUE_BODY_TIMEOUT": true, "VENUE_MAX_CONNECTIONS": true, "VENUE_ALLOW_HOSTS": true, "VENUE_BLOCK_HOSTS": true, "VENUE_WASM_MEMORY_MIB": true,
-	"VENUE_WASM_CACHE_DIR": true, "VENUE_LOG_LEVEL": true, "VENUE_LOG_FORMAT": true, "VENUE_PPROF": true, "VENUE_ANONYMOUS": true,
+	"VENUE_WASM_CACHE_DIR": true, "VENUE_WASM_WAIT_COMPILE": true, "VENUE_LOG_LEVEL": true, "VENUE_LOG_FORMAT": true, "VENUE_PPROF": true, "VENUE_ANONYMOUS": true,
 	// read by the tests and the benchmark, not by the venue
 	"VENUE_TEST_POSTGRES": true, "VENUE_BENCH_POSTGRES": true, "VENUE_BENCH_STORE": true}
 
@@ -335,7 +336,11 @@ func applyEnvSwitches(cfg *Config, getenv func(string) string) error {
 	if testOps != nil {
 		cfg.TestOps = testOps
 	}
-	return errors.Join(perr, terr)
+	wait, werr := envSwitch(getenv, "VENUE_WASM_WAIT_COMPILE")
+	if wait != nil {
+		cfg.WasmWaitCompile = *wait
+	}
+	return errors.Join(perr, terr, werr)
 }
 
 // envSwitch reads a true/false variable; nil when it is unset.

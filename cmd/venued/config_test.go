@@ -79,6 +79,8 @@ func TestLoadConfig(t *testing.T) {
 				`VENUE_MAX_JOBS="x": want a positive whole number (or 0 for the default)` + "\n" +
 				`VENUE_WORKERS="many": want a positive whole number (or 0 for the default)` + "\n" +
 				`VENUE_PPROF="yes": want true or false` + "\n" + `VENUE_TEST_OPS="maybe": want true or false`},
+		{"wasm calls that wait for the compile", nil, env("VENUE_WASM_WAIT_COMPILE", "true"), func(c Config) bool { return c.WasmWaitCompile }, ""},
+		{"a bad wasm wait switch", nil, env("VENUE_WASM_WAIT_COMPILE", "sometimes"), nil, `VENUE_WASM_WAIT_COMPILE="sometimes": want true or false`},
 		{"a retention in days", nil, env("VENUE_JOB_RETENTION", "30d"), func(c Config) bool { return c.jobRetention() == 30*24*time.Hour }, ""},
 		{"a retention as a Go duration", nil, env("VENUE_JOB_RETENTION", "90m"), func(c Config) bool { return c.jobRetention() == 90*time.Minute }, ""},
 		{"no retention keeps every record", nil, env("VENUE_JOB_RETENTION", "0"), func(c Config) bool { return c.jobRetention() == 0 }, ""},

@@ -24,12 +24,12 @@ type operations struct {
 }
 
 func (m *Main) operations(ctx context.Context) (*operations, error) {
-	host, err := wasm.New(ctx, wasm.Config{MemoryLimitPages: m.Config.wasmPages(), Processors: m.Config.UploadedProcessors, CacheDir: m.Config.wasmCache(), Logger: m.Logger})
+	host, err := wasm.New(ctx, wasm.Config{MemoryLimitPages: m.Config.wasmPages(), Processors: m.Config.UploadedProcessors, CacheDir: m.Config.wasmCache(), Logger: m.Logger, WaitForCompile: m.Config.WasmWaitCompile})
 	if err != nil && m.Config.WasmCacheDir == "" && m.Config.wasmCache() != "" && strings.Contains(err.Error(), m.Config.wasmCache()) {
 		// The default cache is a convenience: a read-only file system (a
 		// container's, say) runs without it rather than not at all.
 		m.Logger.Warn("the default wasm cache cannot be used; running without one (set wasmCacheDir, or \"off\")", "dir", m.Config.wasmCache(), "err", err)
-		host, err = wasm.New(ctx, wasm.Config{MemoryLimitPages: m.Config.wasmPages(), Processors: m.Config.UploadedProcessors, Logger: m.Logger})
+		host, err = wasm.New(ctx, wasm.Config{MemoryLimitPages: m.Config.wasmPages(), Processors: m.Config.UploadedProcessors, Logger: m.Logger, WaitForCompile: m.Config.WasmWaitCompile})
 	}
 	if err != nil {
 		if dir := m.Config.wasmCache(); dir != "" {

@@ -1,0 +1,138 @@
+package wasm
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	venue "github.com/gridvenue/venue"
+)
+
+// interpreting returns a host that runs every module on the interpreter,
+// for tests of what must hold on both engines.
+func interpreting(t *testing.T) *Host {
+	h := mustHost(t, Config{})
+	h.box = h.interp
+	return h
+}
+
+// TestTiers: a new Go module's first calls run on the interpreter while it
+// compiles (a tenth of the compile's time to prepare), the calls that begin
+// after the compile run compiled, and the interpreted module is retired:
+// its instances closed, its code closed once unused.
+func TestTiers(t *testing.T) {
+	ctx := context.Background()
+	h, err := New(ctx, Config{}) // no on-disk cache: the compile takes its full time
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	mod := withCustomSection(mustGuest(t, "goreactor"), int(time.Now().UnixNano()))
+	x := directBytes(h, mod)
+
+	start := time.Now()
+	mustCall(t, x, `{}`)
+	first := time.Since(start)
+	interp := poolModule(t, h)
+	if interp.box != h.interp {
+		t.Fatalf("the first call, after %s, ran compiled: the compile ended before the interpreter was ready", first)
+	}
+	m, err := h.Compile(ctx, mod) // waits for the compiled code
+	if err != nil {
+		t.Fatal(err)
+	}
+	compiledAfter := time.Since(start)
+	t.Logf("first call (interpreted) after %s, compiled after %s", first, compiledAfter)
+	if m.box != h.box || m == interp {
+		t.Fatalf("Compile returned the interpreted module")
+	}
+	// Retired just after the compile's end is announced.
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if _, live := h.pools.counts(); live == 0 && isClosed(interp) {
+			break
+		}
+	}
+	if !isClosed(interp) || !interp.evicted.Load() {
+		t.Errorf("the interpreted module is still open (evicted %v)", interp.evicted.Load())
+	}
+	wantCounts(t, h, 0, 0) // its idle instance closed with it
+	mustCall(t, x, `{}`)
+	if got := poolModule(t, h); got != m {
+		t.Errorf("a call after the compile ran on %p, want the compiled module %p", got, m)
+	}
+	if _, err := call(ctx, x, `{"do":"fail"}`); venue.ErrorCode(err) != venue.EINVALID {
+		t.Errorf("a guest's error after the switch: %v, want EINVALID", err)
+	}
+}
+
+// TestTiers_Off: with WaitForCompile the first call waits for the
+// compiled code.
+func TestTiers_Off(t *testing.T) {
+	h, err := New(context.Background(), Config{WaitForCompile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	mustCall(t, directBytes(h, withCustomSection(mustGuest(t, "creactor"), 1)), `{}`)
+	if m := poolModule(t, h); m.box != h.box || h.interp != nil {
+		t.Fatal("the call ran interpreted")
+	}
+}
+
+// TestTiers_InterpreterStopsAtTheDeadline: the instrumented checks stop a
+// looping guest on the interpreter too.
+func TestTiers_InterpreterStopsAtTheDeadline(t *testing.T) {
+	h := interpreting(t)
+	x := direct(t, h, "goreactor")
+	mustCall(t, x, `{}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, err := call(ctx, x, `{"do":"loop"}`); err != context.DeadlineExceeded {
+		t.Fatalf("the looping call returned %v, want its context's error", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the looping call stopped after %s", took)
+	}
+	mustCall(t, x, `{}`)
+}
+
+// poolModule is the module of the host's one pooled instance.
+func poolModule(t *testing.T, h *Host) *Module {
+	t.Helper()
+	h.pools.mu.Lock()
+	defer h.pools.mu.Unlock()
+	var mods []*Module
+	for k, ins := range h.pools.byKey {
+		if len(ins) > 0 {
+			mods = append(mods, k.mod)
+		}
+	}
+	if len(mods) != 1 {
+		t.Fatalf("%d pools hold instances, want 1", len(mods))
+	}
+	return mods[0]
+}
+
+// TestTiers_InterpreterCallDepth: on the interpreter, a recursion past its
+// bound of 2,000 nested calls fails its call with words that say so and
+// why, and the venue keeps serving. Raised to the venue's own bound, the
+// interpreter's recursion on the Go stack killed the process.
+func TestTiers_InterpreterCallDepth(t *testing.T) {
+	h := interpreting(t)
+	x := directBytes(h, recursing())
+	for range 2 {
+		_, err := call(context.Background(), x, `{}`) // 20,000 deep
+		if err == nil || !strings.Contains(err.Error(), "calls nested deeper than the interpreter allows: a new module's calls run on wazero's interpreter while it compiles") {
+			t.Fatalf("a recursion of 20,000: %v", err)
+		}
+	}
+	mustCall(t, direct(t, h, "creactor"), `{}`)
+}
+
+func isClosed(m *Module) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.closed
+}
