@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -226,13 +227,19 @@ func (h *Host) startCompile(c *compiling, wasm []byte) {
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
+		start := time.Now()
 		c.mod, c.err = h.compileInTurn(c, wasm)
 		if c.mod != nil {
 			c.mod.entry = c
 		}
 		close(c.done)
-		h.evict(h.modules.retire(c))
+		retired := h.modules.retire(c)
+		h.evict(retired)
 		h.evict(h.modules.overflow())
+		if c.err == nil { // a second or two of the machine's processors: the operator sees why
+			h.log.Info("compiled a wasm module", "sha256", hex.EncodeToString(c.key.sum[:]), "bytes", len(wasm),
+				"ms", time.Since(start).Milliseconds(), "interpretedMeanwhile", len(retired) > 0)
+		}
 	}()
 }
 

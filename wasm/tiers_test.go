@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,7 +27,9 @@ func interpreting(t *testing.T) *Host {
 // Calls made all through the compile and past it all answer.
 func TestTiers(t *testing.T) {
 	ctx := context.Background()
-	h, err := New(ctx, Config{}) // no on-disk cache: the compile takes its full time
+	var logged syncBuffer
+	// No on-disk cache: the compile takes its full time.
+	h, err := New(ctx, Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +73,9 @@ func TestTiers(t *testing.T) {
 	if m.box != h.box || m == interp {
 		t.Fatalf("Compile returned the interpreted module")
 	}
-	// Retired just after the compile's end is announced.
+	// Retired, and logged, just after the compile's end is announced.
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-		if isClosed(interp) && !pooled(h, interp) {
+		if isClosed(interp) && !pooled(h, interp) && strings.Contains(logged.String(), "compiled a wasm module") {
 			break
 		}
 	}
@@ -85,6 +88,27 @@ func TestTiers(t *testing.T) {
 	if _, err := call(ctx, x, `{"do":"fail"}`); venue.ErrorCode(err) != venue.EINVALID {
 		t.Errorf("a guest's error after the switch: %v, want EINVALID", err)
 	}
+	if line := logged.String(); !strings.Contains(line, `msg="compiled a wasm module"`) || !strings.Contains(line, "interpretedMeanwhile=true") {
+		t.Errorf("the compile was not logged as one the interpreter stood in for: %q", line)
+	}
+}
+
+// syncBuffer is a log's destination, safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestTiers_Off: with WaitForCompile the first call waits for the
