@@ -163,11 +163,7 @@ func TestHost_HostCallLoopStopsAtDeadline(t *testing.T) {
 	imports := []wimport{{mod: "venue", name: "call", params: []byte{tI32, tI32}, results: []byte{tI64}}}
 	body := append(append(append(i32Const(0), i32Const(' ')...), i32Const(16<<20)...), 0xfc, 0x0b, 0x00)                             // memory.fill
 	body = append(append(append(append(body, 0x03, 0x40), i32Const(0)...), i32Const(16<<20)...), 0x10, 0x00, 0x1a, 0x0c, 0x00, 0x0b) // loop  venue.call  drop  br 0  end
-	mod := buildModule(imports, []wfunc{
-		{export: "venue_abi_1"},
-		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
-		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(body, i64Const(2)...)},
-	}, 257)
+	mod := reactorImporting(imports, body, nil, 257)
 	h := mustHarnessWith(t, Config{Processors: 1}, runtime.Config{JobTimeout: time.Second, Workers: 4}, map[string][]byte{"callspin": mod})
 	start := time.Now()
 	j, err := h.Invoke(h.bob, runtime.InvokeRequest{Operation: "v/test/wasm/callspin", Input: json.RawMessage(`{}`), Wait: 10 * time.Second})

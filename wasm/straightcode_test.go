@@ -60,7 +60,13 @@ func skipSpin(units int) []byte {
 // reactorRunning is a reactor whose venue_run is body (returning {} at 0),
 // with more functions after it, from index 3.
 func reactorRunning(body []byte, more []wfunc, pages int) []byte {
-	return buildModule(nil, append([]wfunc{
+	return reactorImporting(nil, body, more, pages)
+}
+
+// reactorImporting is reactorRunning for a module that imports from the
+// host: venue_run's calls of them are to function indices 0 on.
+func reactorImporting(imports []wimport, body []byte, more []wfunc, pages int) []byte {
+	return buildModule(imports, append([]wfunc{
 		{export: "venue_abi_1"},
 		{export: "venue_alloc", params: []byte{tI32}, results: []byte{tI32}, body: i32Const(8)},
 		{export: "venue_run", params: []byte{tI32, tI32, tI32, tI32}, results: []byte{tI64}, body: append(body, i64Const(2)...)},
