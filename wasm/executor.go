@@ -101,6 +101,9 @@ func (u *uploaded) Execute(ctx context.Context, op *venue.Operation, input json.
 func (u *uploaded) module(ctx context.Context, env *runtime.Env, op *venue.Operation) (*Module, error) {
 	u.mu.Lock()
 	m := u.byAsset[op.Asset]
+	if next := m.successor(); next != nil {
+		m, u.byAsset[op.Asset] = next, next
+	}
 	u.mu.Unlock()
 	if m != nil && !m.evicted.Load() && m.use() {
 		u.h.modules.touch(m.entry)

@@ -121,3 +121,14 @@ func (cc *compileCache) takeInterpreted(c *compiling, waited bool) *Module {
 	m.use() // open: retire removes it from c before it can close
 	return m
 }
+
+// successor is the compiled module that took over from m, an interpreted
+// one since retired, so that whoever remembered m need not load the
+// module's bytes again; nil if there is none (m is nil, not retired, or
+// the compile failed).
+func (m *Module) successor() *Module {
+	if m == nil || !m.interpreted || !m.evicted.Load() || m.entry == nil || !isDone(m.entry) || m.entry.err != nil {
+		return nil
+	}
+	return m.entry.mod
+}

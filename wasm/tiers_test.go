@@ -10,6 +10,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/runtime"
 )
 
 // interpreting returns a host that runs every module on the interpreter,
@@ -35,7 +36,11 @@ func TestTiers(t *testing.T) {
 	}
 	t.Cleanup(func() { h.Close(ctx) })
 	mod := withCustomSection(mustGuest(t, "goreactor"), int(time.Now().UnixNano()))
-	x := directBytes(h, mod)
+	var loads atomic.Int32
+	x := h.Uploaded(func(context.Context, *runtime.Env, *venue.Operation) ([]byte, error) {
+		loads.Add(1)
+		return mod, nil
+	})
 
 	start := time.Now()
 	mustCall(t, x, `{}`)
@@ -87,6 +92,9 @@ func TestTiers(t *testing.T) {
 	}
 	if _, err := call(ctx, x, `{"do":"fail"}`); venue.ErrorCode(err) != venue.EINVALID {
 		t.Errorf("a guest's error after the switch: %v, want EINVALID", err)
+	}
+	if n := loads.Load(); n != 1 {
+		t.Errorf("the module was loaded %d times, want once: the compiled module follows the interpreted one", n)
 	}
 	if line := logged.String(); !strings.Contains(line, `msg="compiled a wasm module"`) || !strings.Contains(line, "interpretedMeanwhile=true") {
 		t.Errorf("the compile was not logged as one the interpreter stood in for: %q", line)
