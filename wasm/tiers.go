@@ -38,10 +38,7 @@ func (h *Host) interpret(c *compiling, code []byte, shape instrumented, err erro
 	}
 	go func() {
 		m, err := h.build(h.bgCtx, h.interp, c.key.sum, code, shape)
-		if err != nil {
-			m = nil // the compile will say why, in its own words
-		}
-		if m != nil {
+		if err == nil { // else the compile will say why, in its own words
 			m.entry = c
 		}
 		if !h.modules.tried(c, m) && m != nil {

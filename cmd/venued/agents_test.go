@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -70,7 +71,9 @@ func (c *client) transitionRunning(t *testing.T) bool {
 	t.Helper()
 	var ids []string
 	c.do(t, "GET", "/api/v1/jobs", nil).json(t, &ids)
-	for _, id := range ids {
+	// Newest first: the transition is among the last jobs, and a poll
+	// through every job of a long test outlasted a short transition.
+	for _, id := range slices.Backward(ids) {
 		var j jobJSON
 		c.do(t, "GET", "/api/v1/jobs/"+id, nil).json(t, &j)
 		if j.Operation == "v/ops/transition/scripted" && j.Status == "STARTED" {
@@ -361,7 +364,7 @@ func TestAgents_SuspendedMidRun(t *testing.T) {
 	}
 
 	t.Run("a cycle that ends while suspended", func(t *testing.T) {
-		task := c.out(t, "v/ops/agent/request", `{"agentId": "mid", "input": {"delay": 300}, "timeout": 0}`)["id"].(string)
+		task := c.out(t, "v/ops/agent/request", `{"agentId": "mid", "input": {"delay": 800}, "timeout": 0}`)["id"].(string)
 		eventually(t, "the transition runs", func() bool { return c.transitionRunning(t) })
 		c.out(t, "v/ops/agent/suspend", `{"agentId": "mid"}`)
 		c.out(t, "v/ops/grid/job-result", `{"id": "`+task+`", "timeout": 10000}`)
