@@ -96,6 +96,7 @@ type compiling struct {
 	err     error
 	interp  *Module       // interpreted, serving calls until mod is done (tiers.go); guarded by the cache's mu
 	tried   chan struct{} // closes when the interpreter's compile has ended, interp set or not
+	begun   atomic.Bool   // the interpreter's compile has begun
 	pinned  bool          // the venue's own module, never evicted; guarded by the cache's mu
 	waiting int           // callers waiting to use it, which keeps it; guarded by the cache's mu
 	used    atomic.Int64  // the cache's clock at its last use
@@ -237,8 +238,15 @@ func (h *Host) startCompile(c *compiling, wasm []byte) {
 		h.evict(retired)
 		h.evict(h.modules.overflow())
 		if c.err == nil { // a second or two of the machine's processors: the operator sees why
+			interpreter := "not started"
+			switch {
+			case len(retired) > 0:
+				interpreter = "stood in"
+			case c.begun.Load():
+				interpreter = "started"
+			}
 			h.log.Info("compiled a wasm module", "sha256", hex.EncodeToString(c.key.sum[:]), "bytes", len(wasm),
-				"ms", time.Since(start).Milliseconds(), "interpretedMeanwhile", len(retired) > 0)
+				"ms", time.Since(start).Milliseconds(), "interpreter", interpreter)
 		}
 	}()
 }
@@ -264,12 +272,15 @@ func (h *Host) compileInTurn(c *compiling, wasm []byte) (*Module, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
+		start := time.Now()
 		code, shape, err := h.prepare(wasm)
-		interpreted := h.interpret(c, code, shape, err)
+		built := make(chan struct{})
+		interpreted := h.interpret(c, code, shape, err, h.interpretAfter(time.Since(start)), built)
 		var m *Module
 		if err == nil {
 			m, err = h.build(h.bgCtx, h.box, c.key.sum, code, shape)
 		}
+		close(built)
 		<-h.slots
 		done <- result{m, err} // dropped with the runtime if the host closed meanwhile
 		<-interpreted
@@ -406,14 +417,7 @@ func (cc *compileCache) victim() (int, *compiling) {
 	return n, lru
 }
 
-func isDone(c *compiling) bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+func isDone(c *compiling) bool { return hasClosed(c.done) }
 
 // evict closes modules dropped from the cache: their idle instances now,
 // busy ones when they come back (pools.put), and their compiled code when

@@ -62,14 +62,7 @@ func (c *callState) beginInit(ctx context.Context, env *runtime.Env) {
 func (c *callState) end() { c.begin(context.Background(), nil, "") }
 
 // ended reports whether the call's context has ended.
-func (c *callState) ended() bool {
-	select {
-	case <-c.done:
-		return true
-	default:
-		return false
-	}
-}
+func (c *callState) ended() bool { return hasClosed(c.done) }
 
 // sleep is the guest's clock sleep (WASI poll_oneoff): ns, or until the
 // call's context ends, which traps the guest. Returning early would not do:

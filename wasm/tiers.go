@@ -2,6 +2,7 @@ package wasm
 
 import (
 	"context"
+	"time"
 )
 
 // A new module's calls start on wazero's interpreter while its compile
@@ -26,17 +27,45 @@ import (
 // interpreterFrames is wazero's bound on the interpreter's nested calls.
 const interpreterFrames = 2000
 
+// interpretAfter is how long the compile may run before the interpreter
+// starts beside it, given how long instrumenting the module took. With an
+// on-disk cache, a module compiled before loads from it in about the time
+// instrumenting took (50 ms for the 3 MB Go module, 60-100 for the
+// venue's own): the interpreter would prepare it for nothing, some 0.2 s
+// of a processor at every restart and for every cached upload, so it
+// waits twice that first. Without a cache it starts at once.
+func (h *Host) interpretAfter(instrumenting time.Duration) time.Duration {
+	if h.cache == nil {
+		return 0
+	}
+	return max(2*instrumenting, 10*time.Millisecond)
+}
+
 // interpret compiles the instrumented code on the interpreter in the
-// background, unless err (the instrumenting failed, and so will the
-// compile) or the host keeps no interpreter, and publishes it in c unless
-// the compile has ended first. The returned channel closes when it is
-// over, as c.tried does.
-func (h *Host) interpret(c *compiling, code []byte, shape instrumented, err error) <-chan struct{} {
+// background and publishes it in c, unless the compile ends first (built
+// closes). It starts after a wait of after, and not at all if err (the
+// instrumenting failed, and so will the compile) or the host keeps no
+// interpreter. The returned channel closes when it is over, as c.tried
+// does.
+func (h *Host) interpret(c *compiling, code []byte, shape instrumented, err error, after time.Duration, built <-chan struct{}) <-chan struct{} {
 	if err != nil || h.interp == nil {
 		h.modules.tried(c, nil)
 		return c.tried
 	}
 	go func() {
+		if after > 0 {
+			t := time.NewTimer(after)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-built:
+			}
+			if hasClosed(built) {
+				h.modules.tried(c, nil)
+				return
+			}
+		}
+		c.begun.Store(true)
 		m, err := h.build(h.bgCtx, h.interp, c.key.sum, code, shape)
 		if err == nil { // else the compile will say why, in its own words
 			m.entry = c
@@ -128,4 +157,14 @@ func (m *Module) successor() *Module {
 		return nil
 	}
 	return m.entry.mod
+}
+
+// hasClosed reports whether ch is closed (it is never sent on).
+func hasClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

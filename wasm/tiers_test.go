@@ -96,7 +96,7 @@ func TestTiers(t *testing.T) {
 	if n := loads.Load(); n != 1 {
 		t.Errorf("the module was loaded %d times, want once: the compiled module follows the interpreted one", n)
 	}
-	if line := logged.String(); !strings.Contains(line, `msg="compiled a wasm module"`) || !strings.Contains(line, "interpretedMeanwhile=true") {
+	if line := logged.String(); !strings.Contains(line, `msg="compiled a wasm module"`) || !strings.Contains(line, `interpreter="stood in"`) {
 		t.Errorf("the compile was not logged as one the interpreter stood in for: %q", line)
 	}
 }
@@ -117,6 +117,44 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestTiers_CachedModuleIsNotInterpreted: a module the on-disk cache holds
+// loads from it about as fast as the interpreter would start, which is
+// then not prepared at all.
+func TestTiers_CachedModuleIsNotInterpreted(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	mod := withCustomSection(mustGuest(t, "goreactor"), int(time.Now().UnixNano()))
+	first, err := New(ctx, Config{CacheDir: dir, WaitForCompile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Compile(ctx, mod); err != nil {
+		t.Fatal(err)
+	}
+	first.Close(ctx)
+
+	// Best of three restarts: on a loaded machine the cache's load may
+	// take longer than twice the instrumenting now and then.
+	var lines []string
+	for range 3 {
+		var logged syncBuffer
+		h, err := New(ctx, Config{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustCall(t, directBytes(h, mod), `{}`)
+		for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logged.String(), "compiled a wasm module") && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		h.Close(ctx)
+		if line := logged.String(); strings.Contains(line, `interpreter="not started"`) {
+			return
+		}
+		lines = append(lines, logged.String())
+	}
+	t.Errorf("logs %q, want a compile logged with the interpreter not started", lines)
 }
 
 // TestTiers_Off: with WaitForCompile the first call waits for the
