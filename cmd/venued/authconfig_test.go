@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
@@ -38,7 +37,7 @@ func TestConfig_AnonymousBehindProxy(t *testing.T) {
 // public URL refuses anonymous writes end to end, and says at start which
 // level is in effect and why.
 func TestAccess_AnonymousBehindProxy(t *testing.T) {
-	var logs bytes.Buffer
+	var logs syncBuffer // the venue logs from its own goroutines too (a compile's end)
 	cfg := defaultConfig()
 	cfg.Listen, cfg.URL = "127.0.0.1:0", "https://venue.example.com"
 	on := true

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net"
@@ -59,7 +58,7 @@ func TestMain_PostgresThatIsDown(t *testing.T) {
 func TestMain_PublicURLOfAnUnspecifiedAddress(t *testing.T) {
 	for _, listen := range []string{"0.0.0.0:0", "[::]:0", ":0"} {
 		t.Run(listen, func(t *testing.T) {
-			var logs bytes.Buffer
+			var logs syncBuffer // the venue logs from its own goroutines too
 			cfg := defaultConfig()
 			cfg.Listen = listen
 			m := &Main{Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
