@@ -10,6 +10,7 @@ import (
 	"time"
 
 	venue "github.com/gridvenue/venue"
+	"github.com/gridvenue/venue/internal/logbuf"
 	"github.com/gridvenue/venue/runtime"
 )
 
@@ -28,7 +29,7 @@ func interpreting(t *testing.T) *Host {
 // Calls made all through the compile and past it all answer.
 func TestTiers(t *testing.T) {
 	ctx := context.Background()
-	var logged syncBuffer
+	var logged logbuf.Buffer
 	// No on-disk cache: the compile takes its full time.
 	h, err := New(ctx, Config{Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
@@ -101,24 +102,6 @@ func TestTiers(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log's destination, safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestTiers_CachedModuleIsNotInterpreted: a module the on-disk cache holds
 // loads from it about as fast as the interpreter would start, which is
 // then not prepared at all.
@@ -139,7 +122,7 @@ func TestTiers_CachedModuleIsNotInterpreted(t *testing.T) {
 	// take longer than twice the instrumenting now and then.
 	var lines []string
 	for range 3 {
-		var logged syncBuffer
+		var logged logbuf.Buffer
 		h, err := New(ctx, Config{CacheDir: dir, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 		if err != nil {
 			t.Fatal(err)

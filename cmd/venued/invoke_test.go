@@ -1,13 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/gridvenue/venue/internal/logbuf"
 )
 
 type jobJSON struct {
@@ -117,22 +117,7 @@ func waitJob(t *testing.T, c *client, id, want string) jobJSON {
 }
 
 // syncBuffer is a log sink the server's goroutines may write at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+type syncBuffer = logbuf.Buffer
 
 // TestREST_RunFailureIsNotTheVenuesError checks that /run answering a
 // failed operation with 500, as the reference does, logs a warning, not an
