@@ -84,7 +84,6 @@ func start(ctx context.Context, c *callState, mod api.Module, m *Module) error {
 		return context.Cause(ctx)
 	}
 	defer c.leaveGuest()
-	defer context.AfterFunc(ctx, interrupter(mod, m))()
 	err := stackError(mod.ExportedFunction(exportStart).CallWithStack(ctx, nil), depthOf(mod), m.interpreted)
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && exit.ExitCode() == 0 {

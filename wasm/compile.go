@@ -349,7 +349,7 @@ func (h *Host) prepare(wasm []byte) ([]byte, instrumented, error) {
 // ABI.
 func (h *Host) build(ctx context.Context, box *sandbox, sum [32]byte, wasm []byte, shape instrumented) (*Module, error) {
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers(h.cfg.MaxCompiles, runtime.GOMAXPROCS(0), shape.pairMemory))
-	ctx = experimental.WithFunctionListenerFactory(ctx, refuelListener(shape.refuel, box == h.interp))
+	ctx = experimental.WithFunctionListenerFactory(ctx, refuelListener(shape.refuel))
 	cm, err := box.rt.CompileModule(ctx, wasm)
 	if err != nil {
 		return nil, venue.Errorf(venue.EINVALID, "module does not compile: %v", err)

@@ -157,27 +157,27 @@ func (c *callState) yield() {
 	}
 }
 
-// refuelListener returns the listener factory that has wazero call
-// yield at the entry of a module's $refuel, the function of index refuel:
-// the only function with a listener, so the others compile as they did.
-// On the interpreter it also sets $interrupt once the call's context has
-// ended (interrupter).
-func refuelListener(refuel uint32, interpreted bool) experimental.FunctionListenerFactory {
+// refuelListener returns the listener factory that has wazero call Go at
+// the entry of a module's $refuel, the function of index refuel: the only
+// function with a listener, so the others compile as they did. There the
+// call yields its processor when its turn is up, and once the call's
+// context has ended sets $interrupt, which $refuel reads next and traps
+// on. The guest's own goroutine sets it: on the interpreter, globals are
+// Go values that another goroutine may not write while the guest reads
+// them, and $refuel is the only reader on either engine.
+func refuelListener(refuel uint32) experimental.FunctionListenerFactory {
 	return experimental.FunctionListenerFactoryFunc(func(def api.FunctionDefinition) experimental.FunctionListener {
-		switch {
-		case def.Index() != refuel:
+		if def.Index() != refuel {
 			return nil
-		case interpreted:
-			return experimental.FunctionListenerFunc(func(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
-				if c := callOf(ctx); c != nil {
-					c.yield()
-					if c.ended() {
-						mod.ExportedGlobal(interruptExport).(api.MutableGlobal).Set(1)
-					}
-				}
-			})
 		}
-		return callListener((*callState).yield)
+		return experimental.FunctionListenerFunc(func(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+			if c := callOf(ctx); c != nil {
+				c.yield()
+				if c.ended() {
+					mod.ExportedGlobal(interruptExport).(api.MutableGlobal).Set(1)
+				}
+			}
+		})
 	})
 }
 

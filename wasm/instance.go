@@ -27,7 +27,6 @@ type instance struct {
 	mem       api.Memory
 	alloc     api.Function
 	run       api.Function
-	stop      func()            // sets the module's interrupt global: the guest traps at its next check
 	depth     api.MutableGlobal // the weight of the guest's call stack (interrupt.go), zeroed before each call
 	buf       uint32            // the buffer venue_alloc last returned
 	bufCap    uint32            // its size
@@ -56,7 +55,7 @@ func (h *Host) newInstance(ctx context.Context, key poolKey, env *runtime.Env) (
 	if err != nil {
 		return nil, err
 	}
-	in.mod, in.mem, in.stop, in.depth = mod, mod.Memory(), interrupter(mod, key.mod), depthOf(mod)
+	in.mod, in.mem, in.depth = mod, mod.Memory(), depthOf(mod)
 	in.alloc, in.run = mod.ExportedFunction(exportAlloc), mod.ExportedFunction(exportRun)
 	if key.mod.init {
 		if err := in.callGuest(ctx, mod.ExportedFunction(exportInit), nil); err != nil || in.broken {
@@ -78,19 +77,6 @@ func initFailure(err error) error {
 		return err
 	}
 	return venue.Errorf(venue.EINTERNAL, "operation crashed in _initialize, which runs once before an instance's first call (a constructor or package initializer): %s", strings.TrimPrefix(msg, prefix))
-}
-
-// interrupter returns the function that stops mod's running call: it sets
-// the global instrument added, which the guest checks in $refuel. On the
-// interpreter it does nothing: its globals are Go values, which another
-// goroutine may not write while the guest's reads them, so the guest's
-// own goroutine sets the global there (refuelListener).
-func interrupter(mod api.Module, m *Module) func() {
-	if m.interpreted {
-		return func() {}
-	}
-	g := mod.ExportedGlobal(interruptExport).(api.MutableGlobal)
-	return func() { g.Set(1) }
 }
 
 // depthOf returns the global that weighs mod's call stack.
@@ -135,10 +121,9 @@ func (in *instance) callGuest(ctx context.Context, fn api.Function, stack []uint
 		return errNoTurn
 	}
 	defer in.call.leaveGuest()
-	stopping := context.AfterFunc(ctx, in.stop)
 	in.depth.Set(0)
 	err := stackError(fn.CallWithStack(ctx, stack), in.depth, in.key.mod.interpreted)
-	if !stopping() {
+	if ctx.Err() != nil {
 		in.broken = true
 	}
 	return err

@@ -32,8 +32,9 @@ import (
 //     it traps if the host has set $interrupt, and refills $fuel. The
 //     host also has wazero call Go at $refuel's entry (refuelListener), where
 //     uploaded code hands its processor on (cpugate.go).
-//   - $interrupt is exported as interruptExport; the host sets it to 1 when
-//     the call's context ends.
+//   - $interrupt is exported as interruptExport; the host sets it to 1, in
+//     the listener at $refuel's entry, once the call's context has ended
+//     (refuelListener).
 //   - $depth bounds the call stack, which wazero grows to hundreds of
 //     megabytes outside the memory limit (an audit's 32 recursing calls
 //     took 5 GB). Every function adds its frame's weight (parameters,
